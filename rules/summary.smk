@@ -1,0 +1,39 @@
+# Cross-study outputs: one published-number check summary and the provenance
+# record (input hashes, package versions, git commit, config).
+
+
+rule summarize_published_checks:
+    input:
+        checks=study_checks,
+    output:
+        csv=report(
+            "results/summary/published_check.csv",
+            caption="report/summary_check.rst",
+            category="Summary",
+        ),
+        md="results/summary/published_check.md",
+    log:
+        "results/logs/summary/published_check.log",
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/rederive/summary.py"
+
+
+rule write_provenance:
+    input:
+        raw=raw_inputs,
+    output:
+        json=report(
+            "results/summary/provenance.json",
+            caption="report/provenance.rst",
+            category="Summary",
+        ),
+    log:
+        "results/logs/summary/provenance.log",
+    conda:
+        CONDA_ENV
+    params:
+        config=config,
+    script:
+        "../scripts/rederive/provenance.py"

@@ -1,0 +1,169 @@
+"""Reviewer mode: compare recomputed numbers with a paper's published numbers.
+
+Two kinds of check, both reported with their numbers:
+
+* ``cell``: a recomputed value against the published value, pass when the
+  absolute difference is within the tolerance.
+* ``identity``: a relation the published tables must satisfy among themselves
+  (overall = weighted mean of dimensions, rates that must sum to at most 100%, …).
+  A failing identity is a finding about the paper, not about this workflow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+COLUMNS = [
+    "study",
+    "table",
+    "kind",
+    "item",
+    "quantity",
+    "published",
+    "ours",
+    "difference",
+    "tolerance",
+    "relation",
+    "status",
+    "note",
+]
+
+
+@dataclass
+class Check:
+    study: str
+    table: str
+    kind: str  # "cell" | "identity"
+    item: str  # which row / model / pair
+    quantity: str  # which number
+    published: float | None
+    ours: float | None
+    tolerance: float
+    note: str = ""
+    # "==": |ours - published| <= tolerance; "<=": ours <= published + tolerance
+    # (published then holds the bound, e.g. 100 for shares of one labelling).
+    relation: str = "=="
+
+    @property
+    def difference(self) -> float | None:
+        if self.published is None or self.ours is None:
+            return None
+        if any(isinstance(v, float) and math.isnan(v) for v in (self.published, self.ours)):
+            return None
+        return float(self.ours) - float(self.published)
+
+    @property
+    def status(self) -> str:
+        diff = self.difference
+        if diff is None:
+            both_missing = _missing(self.published) and _missing(self.ours)
+            return "pass" if both_missing else "n/a"
+        # A tiny epsilon absorbs binary floating error in "diff == tolerance" cases.
+        if self.relation == "<=":
+            return "pass" if diff <= self.tolerance + 1e-9 else "FAIL"
+        return "pass" if abs(diff) <= self.tolerance + 1e-9 else "FAIL"
+
+    def row(self) -> dict:
+        record = asdict(self)
+        record["difference"] = self.difference
+        record["status"] = self.status
+        return record
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def checks_frame(checks: list[Check]) -> pd.DataFrame:
+    """Tidy table of checks in a stable column order."""
+    return pd.DataFrame([c.row() for c in checks], columns=COLUMNS)
+
+
+def compare_cells(
+    study: str,
+    table: str,
+    published: pd.DataFrame,
+    ours: pd.DataFrame,
+    *,
+    keys: list[str],
+    quantities: list[str],
+    tolerance: float,
+    note: str = "",
+) -> list[Check]:
+    """Cell-by-cell comparison of a published table with ours (long or wide).
+
+    Rows of ``published`` missing from ``ours`` become checks with ``ours=None``
+    (status ``n/a``), so a missing model is visible rather than skipped.
+    """
+    merged = published.merge(ours, on=keys, how="left", suffixes=("_pub", "_ours"))
+    checks = []
+    for _, row in merged.iterrows():
+        item = " / ".join(str(row[k]) for k in keys)
+        for q in quantities:
+            pub = row.get(f"{q}_pub")
+            our = row.get(f"{q}_ours")
+            checks.append(
+                Check(
+                    study,
+                    table,
+                    "cell",
+                    item,
+                    q,
+                    None if _missing(pub) else float(pub),
+                    None if _missing(our) else float(our),
+                    tolerance,
+                    note,
+                )
+            )
+    return checks
+
+
+def write_checks(
+    checks: list[Check],
+    csv_path: str | Path,
+    md_path: str | Path,
+    *,
+    title: str,
+    preamble: str = "",
+) -> pd.DataFrame:
+    """Write the checks as CSV and as a markdown summary (counts, then every failure)."""
+    frame = checks_frame(checks)
+    frame.to_csv(csv_path, index=False, float_format="%.6g", lineterminator="\n")
+    Path(md_path).write_text(summary_markdown(frame, title=title, preamble=preamble))
+    return frame
+
+
+def _fmt(value) -> str:
+    return "--" if _missing(value) else f"{value:.4g}"
+
+
+def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> str:
+    lines = [f"# {title}", ""]
+    if preamble:
+        lines += [preamble.strip(), ""]
+    lines += ["| table | kind | checks | pass | FAIL | n/a |", "|---|---|---:|---:|---:|---:|"]
+    for (table, kind), group in frame.groupby(["table", "kind"], sort=True):
+        counts = group["status"].value_counts()
+        lines.append(
+            f"| {table} | {kind} | {len(group)} | {counts.get('pass', 0)} | "
+            f"{counts.get('FAIL', 0)} | {counts.get('n/a', 0)} |"
+        )
+    failures = frame[frame["status"] != "pass"]
+    lines += ["", f"## Not passing ({len(failures)})", ""]
+    if failures.empty:
+        lines.append("Every check passes.")
+    else:
+        lines += [
+            "| table | kind | item | quantity | published | ours | difference | relation, tolerance | status | note |",
+            "|---|---|---|---|---:|---:|---:|---|---|---|",
+        ]
+        for _, r in failures.iterrows():
+            lines.append(
+                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | {_fmt(r['published'])} | "
+                f"{_fmt(r['ours'])} | {_fmt(r['difference'])} | {r['relation']} ±{r['tolerance']:g} | {r['status']} | {r['note']} |"
+            )
+    return "\n".join(lines) + "\n"

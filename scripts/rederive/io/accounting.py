@@ -1,0 +1,90 @@
+"""Per-run accounting: rows read, used, and excluded by reason.
+
+Nothing is dropped silently: every row a step does not use is counted under a
+reason, with the first few line numbers kept so a reviewer can find them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+EXAMPLE_LINES = 10
+
+
+@dataclass
+class Accounting:
+    """Counts for one input file."""
+
+    study: str
+    run: str
+    file: str
+    sha256: str
+    rows_read: int = 0
+    rows_used: int = 0
+    excluded: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    example_lines: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    notes: list[str] = field(default_factory=list)
+
+    def exclude(self, reason: str, line: int | None = None) -> None:
+        self.excluded[reason] += 1
+        if line is not None and len(self.example_lines[reason]) < EXAMPLE_LINES:
+            self.example_lines[reason].append(line)
+
+    @property
+    def rows_excluded(self) -> int:
+        return sum(self.excluded.values())
+
+    def check_balance(self) -> None:
+        """Every row read is either used or excluded: fail loudly otherwise."""
+        if self.rows_used + self.rows_excluded != self.rows_read:
+            raise AssertionError(
+                f"{self.file}: accounting does not balance: read {self.rows_read}, "
+                f"used {self.rows_used}, excluded {self.rows_excluded}"
+            )
+
+    def to_dict(self) -> dict:
+        return {
+            "study": self.study,
+            "run": self.run,
+            "file": self.file,
+            "sha256": self.sha256,
+            "rows_read": self.rows_read,
+            "rows_used": self.rows_used,
+            "rows_excluded": self.rows_excluded,
+            "excluded": dict(sorted(self.excluded.items())),
+            "example_lines": {k: v for k, v in sorted(self.example_lines.items())},
+            "notes": self.notes,
+        }
+
+    def write(self, path: str | Path) -> None:
+        self.check_balance()
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+
+def load_accounting(paths) -> pd.DataFrame:
+    """Long data-quality table: one row per (run, reason), plus a ``used`` row.
+
+    Columns: ``study, run, file, sha256, rows_read, reason, rows, example_lines``.
+    """
+    rows = []
+    for path in sorted(map(str, paths)):
+        record = json.loads(Path(path).read_text())
+        base = {k: record[k] for k in ("study", "run", "file", "sha256", "rows_read")}
+        rows.append({**base, "reason": "used", "rows": record["rows_used"], "example_lines": ""})
+        for reason, count in record["excluded"].items():
+            lines = record["example_lines"].get(reason, [])
+            rows.append(
+                {
+                    **base,
+                    "reason": reason,
+                    "rows": count,
+                    "example_lines": " ".join(map(str, lines)),
+                }
+            )
+    columns = ["study", "run", "file", "sha256", "rows_read", "reason", "rows", "example_lines"]
+    return pd.DataFrame(rows, columns=columns)

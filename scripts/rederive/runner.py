@@ -1,0 +1,45 @@
+"""Entry-point wrapper for Snakemake ``script:`` jobs.
+
+Each script module ends with::
+
+    if __name__ == "__main__" and "snakemake" in globals():
+        run(main, snakemake)
+
+``run`` sends Python logging to the rule's ``log:`` file, pins BLAS/torch to one
+thread (parallelism comes from Snakemake running jobs side by side), and turns an
+:class:`~rederive.errors.InputError` into a short message on stderr and in the log
+instead of a traceback, exiting non-zero so Snakemake stops the DAG.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from rederive.errors import InputError
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
+def run(main, snakemake) -> None:
+    log_path = snakemake.log[0] if len(snakemake.log) else None
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        handlers.append(logging.FileHandler(log_path, mode="w"))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    try:
+        main(snakemake)
+    except InputError as exc:
+        message = f"\nrederive: input error in rule {snakemake.rule}:\n  {exc}\n"
+        if log_path:
+            with open(log_path, "a") as handle:
+                handle.write(message)
+        sys.stderr.write(message)
+        sys.exit(1)

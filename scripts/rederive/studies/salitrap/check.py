@@ -1,0 +1,231 @@
+"""Reviewer mode for SaliTrap: recomputed cells vs the paper, and the identities
+that tie the published tables together.
+
+References
+----------
+SaliTrap (seed paper 000), Tables 1–3; the published values are the project's
+copy in ``raw/salitrap/published/``.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.check import Check, compare_cells, write_checks
+from rederive.stats.rates import rounding_compatible
+
+STUDY = "salitrap"
+# Rounding slack when relating printed one-decimal numbers to each other: each
+# printed value is off its exact value by at most 0.05.
+HALF_UNIT = 0.05
+
+
+def long_to_wide(rates: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    wide = rates[rates["metric"].isin(metrics)].pivot_table(
+        index=["model", "dimension"], columns="metric", values="percent", dropna=False
+    )
+    return wide.reset_index()
+
+
+def cell_checks(
+    published_dir: Path, tables: dict[str, pd.DataFrame], tolerance: float
+) -> list[Check]:
+    checks = []
+    pub1 = pd.read_csv(published_dir / "salitrap_table1_tar_hfr.csv")
+    checks += compare_cells(
+        STUDY,
+        "Table 1",
+        pub1,
+        long_to_wide(tables["table1"], ["TAR", "HFR"]),
+        keys=["model", "dimension"],
+        quantities=["TAR", "HFR"],
+        tolerance=tolerance,
+    )
+    pub2 = pd.read_csv(published_dir / "salitrap_table2_scr_si.csv")
+    checks += compare_cells(
+        STUDY,
+        "Table 2",
+        pub2,
+        long_to_wide(tables["table2"], ["SCR", "SI"]),
+        keys=["model", "dimension"],
+        quantities=["SCR", "SI"],
+        tolerance=tolerance,
+    )
+    pub3 = pd.read_csv(published_dir / "salitrap_table3_dataset.csv")
+    checks += compare_cells(
+        STUDY,
+        "Table 3",
+        pub3,
+        tables["table3"],
+        keys=["dimension"],
+        quantities=["items"],
+        tolerance=0,
+    )
+    checks += compare_cells(
+        STUDY,
+        "Table 3",
+        pub3,
+        tables["table3"],
+        keys=["dimension"],
+        quantities=["mean_injected_numbers", "mean_naturalness"],
+        tolerance=tolerance,
+    )
+    return checks
+
+
+def published_identities(published_dir: Path) -> list[Check]:
+    """Relations the published Tables 1–3 must satisfy among themselves."""
+    pub1 = pd.read_csv(published_dir / "salitrap_table1_tar_hfr.csv")
+    pub2 = pd.read_csv(published_dir / "salitrap_table2_scr_si.csv")
+    pub3 = pd.read_csv(published_dir / "salitrap_table3_dataset.csv").set_index("dimension")
+    dims = [d for d in pub3.index if d != "overall"]
+    n = pub3["items"]
+    checks = [
+        Check(
+            STUDY,
+            "Table 3",
+            "identity",
+            "all dimensions",
+            "items: sum of dimensions = overall",
+            float(n["overall"]),
+            float(n[dims].sum()),
+            0,
+        )
+    ]
+    for col in ("mean_injected_numbers", "mean_naturalness"):
+        weighted = float((pub3.loc[dims, col] * n[dims]).sum() / n[dims].sum())
+        checks.append(
+            Check(
+                STUDY,
+                "Table 3",
+                "identity",
+                "all dimensions",
+                f"{col}: item-weighted mean of dimensions = overall",
+                float(pub3.loc["overall", col]),
+                weighted,
+                2 * HALF_UNIT,
+            )
+        )
+    merged = pub1.merge(pub2, on=["model", "dimension"])
+    for model, group in merged.groupby("model", sort=False):
+        g = group.set_index("dimension")
+        for metric in ("TAR", "HFR", "SCR"):
+            weighted = float((g.loc[dims, metric] * n[dims]).sum() / n["overall"])
+            checks.append(
+                Check(
+                    STUDY,
+                    "Table 1" if metric != "SCR" else "Table 2",
+                    "identity",
+                    model,
+                    f"{metric}: item-weighted mean of dimensions = overall",
+                    float(g.loc["overall", metric]),
+                    weighted,
+                    2 * HALF_UNIT,
+                    "assumes no excluded rows (n = Table 3 items)",
+                )
+            )
+        for dimension, row in g.iterrows():
+            total = float(row["TAR"] + row["HFR"] + row["SCR"])
+            checks.append(
+                Check(
+                    STUDY,
+                    "Tables 1+2",
+                    "identity",
+                    f"{model} / {dimension}",
+                    "TAR + HFR + SCR <= 100 (one label per row)",
+                    100.0,
+                    total,
+                    3 * HALF_UNIT,
+                    relation="<=",
+                )
+            )
+            # SI = SC / (SC + CH) implies CH = SCR (100 - SI) / SI. Under the spec's
+            # reading (HFR = Hard Fail only) CH must fit in what TAR, HFR and SCR
+            # leave; under the strong-failure reading (HFR = Hard Fail + CoT
+            # Hijacked, paper labels 1-2) it must fit inside HFR.
+            if row["SI"] > 0:
+                implied_ch = float(row["SCR"] * (100.0 - row["SI"]) / row["SI"])
+                room = 100.0 - total
+                note = f"implied CoT Hijacked = SCR (100 - SI) / SI = {implied_ch:.2f}"
+                checks.append(
+                    Check(
+                        STUDY,
+                        "Tables 1+2",
+                        "identity",
+                        f"{model} / {dimension}",
+                        "HFR = Hard Fail only: implied CoT Hijacked <= 100 - TAR - HFR - SCR",
+                        round(room, 4),
+                        round(implied_ch, 4),
+                        4 * HALF_UNIT,
+                        note,
+                        relation="<=",
+                    )
+                )
+                checks.append(
+                    Check(
+                        STUDY,
+                        "Tables 1+2",
+                        "identity",
+                        f"{model} / {dimension}",
+                        "HFR = Hard Fail + CoT Hijacked: implied CoT Hijacked <= HFR",
+                        float(row["HFR"]),
+                        round(implied_ch, 4),
+                        4 * HALF_UNIT,
+                        note,
+                        relation="<=",
+                    )
+                )
+            denominator = int(n[dimension])
+            for metric in ("TAR", "HFR", "SCR"):
+                ok = rounding_compatible(float(row[metric]), denominator)
+                checks.append(
+                    Check(
+                        STUDY,
+                        "Table 1" if metric != "SCR" else "Table 2",
+                        "identity",
+                        f"{model} / {dimension}",
+                        f"{metric} is k/{denominator} for an integer k",
+                        1.0,
+                        1.0 if ok else 0.0,
+                        0,
+                        ""
+                        if ok
+                        else f"no integer count of {denominator} items rounds to {row[metric]}",
+                    )
+                )
+    return checks
+
+
+def main(snakemake):
+    tables = {
+        "table1": pd.read_csv(snakemake.input.table1),
+        "table2": pd.read_csv(snakemake.input.table2),
+        "table3": pd.read_csv(snakemake.input.table3),
+    }
+    published_dir = Path(snakemake.params.published_dir)
+    checks = cell_checks(published_dir, tables, snakemake.params.tolerance)
+    checks += published_identities(published_dir)
+    simulated = Path(snakemake.params.raw_dir, "SIMULATED.md").exists()
+    preamble = (
+        "Recomputed values (`ours`) against the paper's printed values (`published`), and identities the "
+        "published tables must satisfy among themselves (`identity`: `published` is the printed value, `ours` "
+        "what the other printed numbers imply). A failing identity is a finding about the paper."
+    )
+    if simulated:
+        preamble += (
+            "\n\n**The raw data behind `ours` is simulated** (calibrated to the published tables), so cell "
+            "checks show how well the simulator reproduces the paper, not that the paper is right."
+        )
+    write_checks(
+        checks,
+        snakemake.output.csv,
+        snakemake.output.md,
+        title="SaliTrap: published-number check",
+        preamble=preamble,
+    )
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821

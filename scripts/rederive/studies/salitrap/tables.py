@@ -1,0 +1,183 @@
+"""SaliTrap Tables 1–3 and the data-quality table (CSV + LaTeX).
+
+References
+----------
+SaliTrap (seed paper 000), Tables 1 (TAR/HFR), 2 (SCR/SI) and 3 (dataset).
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.io.warehouse import query
+from rederive.report.latex import bold_extremes, booktabs
+from rederive.stats.rates import round_half_up
+from rederive.studies.salitrap.metrics import (
+    OVERALL,
+    label_matrix,
+    metrics_from_config,
+    model_order,
+    rate_table,
+)
+
+SHORT = {
+    "missing_prerequisite": "Miss. prereq.",
+    "environment_mismatch": "Env. mismatch",
+    "temporal_physiological": "Temp./physiol.",
+    "rule_mismatch": "Rule mismatch",
+    OVERALL: "Overall",
+}
+
+
+def write_csv(frame: pd.DataFrame, path) -> None:
+    frame.to_csv(path, index=False, lineterminator="\n", float_format="%.10g")
+
+
+def wide(
+    rates: pd.DataFrame, metrics: list[str], dimensions: list[str], order: list[str]
+) -> pd.DataFrame:
+    """Paper layout: one row per model, (dimension, metric) columns."""
+    table = rates.pivot_table(
+        index="model", columns=["dimension", "metric"], values="percent", dropna=False
+    )
+    columns = [(d, m) for d in [*dimensions, OVERALL] for m in metrics if (d, m) in table.columns]
+    return table.reindex(index=order, columns=pd.MultiIndex.from_tuples(columns))
+
+
+def paper_latex(
+    rates, metrics, rules, dimensions, order, *, caption, label, simulated: bool
+) -> str:
+    table = wide(rates, metrics, dimensions, order)
+    body = table.copy()
+    body.columns = [f"{d}|{m}" for d, m in table.columns]
+    bold = bold_extremes(body, {c: rules[c.split("|")[1]] for c in body.columns})
+    body.insert(0, "Model", list(table.index))
+    bold.insert(0, "Model", False)
+    header = ["Model"] + [f"{SHORT.get(d, d)} {m}" for d, m in table.columns]
+    notes = "Bold: best per column. Rates in %, n = valid rows; 95% CIs in the CSV."
+    if simulated:
+        notes += " Computed from SIMULATED data calibrated to the published tables."
+    return booktabs(body, caption=caption, label=label, bold=bold, header=header, notes=notes)
+
+
+def table3(items: pd.DataFrame, dimensions: list[str]) -> pd.DataFrame:
+    """Items, seeds, mean number of injected numbers and mean naturalness per dimension."""
+    rows = []
+    for dimension in [*dimensions, OVERALL]:
+        sub = items if dimension == OVERALL else items[items["dimension"] == dimension]
+        rows.append(
+            {
+                "dimension": dimension,
+                "items": len(sub),
+                "seeds": sub["seed_id"].nunique(),
+                "mean_injected_numbers": round_half_up(sub["n_injected"].mean()),
+                "mean_naturalness": round_half_up(sub["naturalness"].mean()),
+                "mean_injected_numbers_exact": sub["n_injected"].mean(),
+                "mean_naturalness_exact": sub["naturalness"].mean(),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def sort_rates(rates: pd.DataFrame, order: list[str], dimensions: list[str]) -> pd.DataFrame:
+    """Rows in the paper's order: model (by overall TAR), metric, dimension."""
+    ranks = {
+        "model": {m: i for i, m in enumerate(order)},
+        "metric": {m: i for i, m in enumerate(dict.fromkeys(rates["metric"]))},
+        "dimension": {d: i for i, d in enumerate([*dimensions, OVERALL])},
+    }
+    return rates.sort_values(
+        ["model", "metric", "dimension"], key=lambda col: col.map(ranks[col.name]), kind="stable"
+    ).reset_index(drop=True)
+
+
+def build(db, *, dimensions, n_boot, level, seed, metrics=None):
+    """Compute Tables 1–3 and data quality from the warehouse."""
+    items = query(db, "SELECT * FROM items ORDER BY item_id")
+    labels = query(db, "SELECT * FROM labels")
+    matrix = label_matrix(labels, items, "control")
+    present = [d for d in dimensions if d in set(items["dimension"])]
+    t1 = rate_table(
+        matrix,
+        items,
+        ["TAR", "HFR"],
+        dimensions=present,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        key="table1",
+        metrics=metrics,
+    )
+    t2 = rate_table(
+        matrix,
+        items,
+        ["SCR", "SI"],
+        dimensions=present,
+        n_boot=n_boot,
+        level=level,
+        seed=seed,
+        key="table2",
+        metrics=metrics,
+    )
+    order = model_order(t1)
+    t1, t2 = (sort_rates(t, order, present) for t in (t1, t2))
+    quality = query(db, "SELECT * FROM accounting ORDER BY run, reason")
+    return t1, t2, table3(items, present), quality, order, present
+
+
+def main(snakemake):
+    p = snakemake.params
+    t1, t2, t3, quality, order, present = build(
+        snakemake.input.db,
+        dimensions=list(p.dimensions.values()),
+        n_boot=p.n_boot,
+        level=p.level,
+        seed=p.seed,
+        metrics=metrics_from_config(p.metrics),
+    )
+    simulated = Path(p.raw_dir, "SIMULATED.md").exists()
+    write_csv(t1, snakemake.output.table1_csv)
+    write_csv(t2, snakemake.output.table2_csv)
+    write_csv(t3, snakemake.output.table3_csv)
+    write_csv(quality, snakemake.output.quality)
+    Path(snakemake.output.table1_tex).write_text(
+        paper_latex(
+            t1,
+            ["TAR", "HFR"],
+            {"TAR": "max", "HFR": "min"},
+            present,
+            order,
+            caption="SaliTrap Table 1: trap avoidance rate (TAR) and hard-fail rate (HFR), %.",
+            label="tab:salitrap-tar-hfr",
+            simulated=simulated,
+        )
+    )
+    Path(snakemake.output.table2_tex).write_text(
+        paper_latex(
+            t2,
+            ["SCR", "SI"],
+            {"SCR": "min", "SI": "min"},
+            present,
+            order,
+            caption="SaliTrap Table 2: sycophantic compliance rate (SCR) and sycophancy index (SI), %.",
+            label="tab:salitrap-scr-si",
+            simulated=simulated,
+        )
+    )
+    body = t3[["dimension", "items", "mean_injected_numbers", "mean_naturalness"]].copy()
+    body["dimension"] = body["dimension"].map(lambda d: SHORT.get(d, d))
+    Path(snakemake.output.table3_tex).write_text(
+        booktabs(
+            body,
+            caption="SaliTrap Table 3: items per dimension, mean injected numbers and naturalness.",
+            label="tab:salitrap-dataset",
+            decimals={"items": 0, "mean_injected_numbers": 1, "mean_naturalness": 1},
+            header=["Dimension", "Items", "Injected numbers", "Naturalness"],
+        )
+    )
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821
