@@ -6,8 +6,9 @@ rule summarize_published_checks:
     input:
         checks=study_checks,
     output:
-        csv=report(
-            "results/summary/published_check.csv",
+        csv="results/summary/published_check.csv",
+        html=report(
+            "results/summary/published_check.html",
             caption="report/summary_check.rst",
             category="Summary",
         ),

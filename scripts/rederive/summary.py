@@ -12,6 +12,28 @@ def combine(paths) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def summary_html(frame: pd.DataFrame) -> str:
+    """The same summary as a self-contained HTML page for the Snakemake report."""
+    counts = (
+        frame.groupby(["study", "table", "kind"], sort=False)["status"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reset_index()
+    )
+    failures = frame[frame["status"] != "pass"]
+    style = "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:2px 6px}"
+    return (
+        f"<html><head><meta charset='utf-8'><style>{style}</style></head><body>"
+        "<h1>Published-number check, all studies</h1>"
+        "<p>Cell checks compare recomputed values with the papers' printed values; identity checks test "
+        "relations the published tables must satisfy among themselves (a failing identity is a finding "
+        "about the paper). Where a study's data is simulated, cell checks measure the simulator.</p>"
+        f"<h2>Counts</h2>{counts.to_html(index=False)}"
+        f"<h2>Not passing ({len(failures)})</h2>{failures.to_html(index=False, na_rep='--')}"
+        "</body></html>\n"
+    )
+
+
 def main(snakemake):
     frame = combine(snakemake.input.checks)
     frame.to_csv(snakemake.output.csv, index=False, lineterminator="\n", float_format="%.6g")
@@ -32,6 +54,7 @@ def main(snakemake):
             *per_study,
         ]
     )
+    Path(snakemake.output.html).write_text(summary_html(frame))
     Path(snakemake.output.md).write_text(
         summary_markdown(
             frame, title="rederive: published-number check, all studies", preamble=preamble

@@ -1,0 +1,160 @@
+"""Print timings of the expensive pieces and of whole workflow runs.
+
+Usage::
+
+    .venv/bin/python bench/run_benchmarks.py                 # everything
+    .venv/bin/python bench/run_benchmarks.py --only bootstrap irt
+    .venv/bin/python bench/run_benchmarks.py --only workflow --studies salitrap
+
+Timings are wall-clock on whatever machine runs this; they are printed, never
+asserted (tests do not time things). The workflow benchmark runs in a scratch
+directory with config/ copied and raw/ linked, so results/ here is untouched.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, rng_for  # noqa: E402
+
+
+def timed(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_bootstrap() -> list[tuple[str, float]]:
+    rng = np.random.default_rng(0)
+    rows = []
+    for n_items, n_models, n_clusters in [(1145, 12, 400), (2854, 22, 2854), (21238, 3, 4691)]:
+        outcome = (rng.random((n_items, n_models)) < 0.4).astype(float)
+        clusters = rng.integers(0, n_clusters, n_items)
+
+        def run(outcome=outcome, clusters=clusters, n_models=n_models):
+            boot = bootstrap_ratio(
+                outcome, np.ones_like(outcome), clusters=clusters, n_boot=2000, rng=rng_for(1)
+            )
+            pairwise_differences(range(n_models), boot.estimate, boot.replicates)
+
+        rows.append(
+            (
+                f"bootstrap 2,000 reps + all pairs: {n_items} rows x {n_models} models, {n_clusters} clusters",
+                timed(run),
+            )
+        )
+    return rows
+
+
+def bench_irt() -> list[tuple[str, float]]:
+    try:
+        from rederive.stats import irt
+    except ImportError as exc:  # the IRT step is optional in a partial checkout
+        return [(f"IRT unavailable: {exc}", float("nan"))]
+    rng = np.random.default_rng(0)
+    rows = []
+    import pandas as pd
+
+    for n_models, n_items in [(12, 1145), (22, 2854)]:
+        theta = rng.normal(0, 1, n_models)[:, None]
+        b = rng.normal(0, 1, n_items)[None, :]
+        data = (rng.random((n_models, n_items)) < 1 / (1 + np.exp(-(theta - b)))).astype(float)
+        frame = pd.DataFrame(
+            data,
+            index=[f"m{i}" for i in range(n_models)],
+            columns=[f"i{j}" for j in range(n_items)],
+        )
+        start = time.perf_counter()
+        irt.fit_1pl(
+            frame,
+            epochs=irt.DEFAULT_EPOCHS if hasattr(irt, "DEFAULT_EPOCHS") else 1000,
+            lr=0.1,
+            seed=1,
+        )
+        rows.append(
+            (f"py-irt 1PL fit, {n_models} x {n_items}, 1 thread", time.perf_counter() - start)
+        )
+    return rows
+
+
+def bench_workflow(studies: list[str] | None, cores: int) -> list[tuple[str, float]]:
+    snakemake = Path(sys.executable).with_name("snakemake")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        shutil.copytree(REPO / "config", work / "config")
+        os.symlink(REPO / "raw", work / "raw")
+        cmd = [
+            str(snakemake),
+            "-s",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(work),
+            "--cores",
+            str(cores),
+            "--quiet",
+            "all",
+        ]
+        if studies:
+            cmd += ["--config", f"studies={studies!r}".replace("'", '"')]
+        label = ",".join(studies) if studies else "all studies"
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        cold = time.perf_counter() - start
+        if proc.returncode != 0:
+            print(proc.stderr[-3000:], file=sys.stderr)
+            raise SystemExit("workflow run failed")
+        rows.append((f"workflow cold run ({label}, --cores {cores})", cold))
+        start = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, text=True, check=True)
+        rows.append((f"workflow no-op re-run ({label})", time.perf_counter() - start))
+        for tsv in sorted((work / "results" / "benchmarks").rglob("*.tsv")):
+            lines = tsv.read_text().splitlines()
+            if len(lines) > 1:
+                rows.append(
+                    (
+                        f"  job {tsv.relative_to(work / 'results' / 'benchmarks')}",
+                        float(lines[1].split("\t")[0]),
+                    )
+                )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        choices=["bootstrap", "irt", "workflow"],
+        default=["bootstrap", "irt", "workflow"],
+    )
+    parser.add_argument("--studies", nargs="*", default=None)
+    parser.add_argument("--cores", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    rows = []
+    if "bootstrap" in args.only:
+        rows += bench_bootstrap()
+    if "irt" in args.only:
+        rows += bench_irt()
+    if "workflow" in args.only:
+        rows += bench_workflow(args.studies, args.cores)
+    width = max(len(name) for name, _ in rows)
+    for name, seconds in rows:
+        print(f"{name:<{width}}  {seconds:8.2f} s")
+
+
+if __name__ == "__main__":
+    main()
