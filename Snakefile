@@ -26,6 +26,9 @@ include: "rules/benchmark.smk"
 include: "rules/summary.smk"
 
 
+track_library_code()
+
+
 rule all:
     default_target: True
     input:

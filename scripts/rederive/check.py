@@ -137,7 +137,7 @@ def write_checks(
     return frame
 
 
-def _fmt(value) -> str:
+def fmt_number(value) -> str:
     return "--" if _missing(value) else f"{value:.4g}"
 
 
@@ -163,7 +163,7 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
         ]
         for _, r in failures.iterrows():
             lines.append(
-                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | {_fmt(r['published'])} | "
-                f"{_fmt(r['ours'])} | {_fmt(r['difference'])} | {r['relation']} ±{r['tolerance']:g} | {r['status']} | {r['note']} |"
+                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | {fmt_number(r['published'])} | "
+                f"{fmt_number(r['ours'])} | {fmt_number(r['difference'])} | {r['relation']} ±{r['tolerance']:g} | {r['status']} | {r['note']} |"
             )
     return "\n".join(lines) + "\n"

@@ -4,12 +4,31 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import summary_markdown
+from rederive.check import fmt_number, summary_markdown
 
 
 def combine(paths) -> pd.DataFrame:
     frames = [pd.read_csv(p, keep_default_na=True) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def side_by_side(frame: pd.DataFrame) -> str:
+    """Every check, paper beside ours, one section per study (the reviewer's view)."""
+    lines = ["", "## Every check, paper beside ours", ""]
+    for study, group in frame.groupby("study", sort=False):
+        lines += [
+            f"### {study}",
+            "",
+            "| table | kind | item | quantity | published | ours | status |",
+            "|---|---|---|---|---:|---:|---|",
+        ]
+        for _, r in group.iterrows():
+            lines.append(
+                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | "
+                f"{fmt_number(r['published'])} | {fmt_number(r['ours'])} | {r['status']} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 def summary_html(frame: pd.DataFrame) -> str:

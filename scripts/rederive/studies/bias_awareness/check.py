@@ -1,0 +1,234 @@
+"""Reviewer mode: recomputed rates vs the paper's stated numbers, and identities.
+
+The project copy of the paper states only pooled results per model (Abstract,
+§1) and the design sizes (§3–§4); every one of them is a ``cell`` check. The
+``identity`` checks tie the numbers together: TG = Pr[S]·(1 − Pr[A | S]) (eq. 4)
+in every recomputed cell, per-model N = sum of its bias cells, total N = sum of
+models, and each published rate is k/N for an integer k. ``claim`` checks test
+the paper's qualitative conclusion (similar susceptibility, different awareness)
+with the paired, BH-adjusted comparisons.
+
+References
+----------
+Gao, W., et al. (2026). arXiv:2606.15127, Abstract, §1, §3 eq. (4), §4.
+"""
+
+import numpy as np
+import pandas as pd
+
+from rederive.check import Check, write_checks
+from rederive.stats.rates import rounding_compatible
+from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
+from rederive.studies.bias_awareness.output import SIMULATED_TEXT
+
+TABLE = "Abstract/§3-4"
+
+
+def _exact_percent(rates: pd.DataFrame) -> pd.Series:
+    """Unrounded 100·k/n per (model, bias, quantity), the value the paper rounded."""
+    key = pd.MultiIndex.from_frame(rates[["model", "bias", "quantity"]])
+    num = rates["numerator"].to_numpy(dtype=float)
+    den = rates["denominator"].to_numpy(dtype=float)
+    # A zero denominator (a run without judge labels) is "not computable", not an error.
+    exact = np.divide(100 * num, den, out=np.full(num.shape, np.nan), where=den > 0)
+    return pd.Series(exact, index=key)
+
+
+def cell_checks(published: pd.DataFrame, rates: pd.DataFrame, tolerance: float) -> list[Check]:
+    exact = _exact_percent(rates)
+    n_cell = rates[rates["quantity"] == "susceptibility"].set_index(["model", "bias"])[
+        "denominator"
+    ]
+    checks = []
+    for row in published.itertuples(index=False):
+        item = f"{row.model} / {row.bias}"
+        if row.quantity == "n_trials":
+            if row.model == "all":
+                ours = float(n_cell.xs(POOLED, level="bias").sum()) if len(n_cell) else None
+            else:
+                ours = (
+                    float(n_cell[(row.model, row.bias)])
+                    if (row.model, row.bias) in n_cell.index
+                    else None
+                )
+            checks.append(
+                Check(STUDY, TABLE, "cell", item, "n_trials", float(row.value), ours, 0, row.source)
+            )
+            continue
+        key = (row.model, row.bias, row.quantity)
+        ours = float(exact[key]) if key in exact.index else None
+        checks.append(
+            Check(
+                STUDY,
+                TABLE,
+                "cell",
+                item,
+                row.quantity,
+                float(row.value),
+                ours,
+                tolerance,
+                row.source,
+            )
+        )
+    return checks
+
+
+def identity_checks(published: pd.DataFrame, rates: pd.DataFrame) -> list[Check]:
+    checks = []
+    by = rates.set_index(["model", "bias", "quantity"])
+    for (model, bias), _ in rates.groupby(["model", "bias"], sort=False):
+        s, a_s, tg = (
+            by.loc[(model, bias, q)]
+            for q in ("susceptibility", "aware_given_S_strict", "TG_strict")
+        )
+        if s["denominator"] != tg["denominator"]:
+            # Without a judge label on every trial the two sides have different denominators.
+            continue
+        pr_s = s["numerator"] / s["denominator"]
+        pr_a_s = a_s["numerator"] / a_s["denominator"] if a_s["denominator"] else 0.0
+        checks.append(
+            Check(
+                STUDY,
+                "recomputed cells",
+                "identity",
+                f"{model} / {bias}",
+                "TG = Pr[S]·(1 − Pr[A|S]) (eq. 4), %",
+                100 * pr_s * (1 - pr_a_s),
+                100 * tg["numerator"] / tg["denominator"],
+                1e-9,
+            )
+        )
+    pub_n = published[published["quantity"] == "n_trials"]
+    for model, group in pub_n[pub_n["model"] != "all"].groupby("model", sort=False):
+        g = group.set_index("bias")["value"]
+        if POOLED in g.index and set(BIASES) <= set(g.index):
+            checks.append(
+                Check(
+                    STUDY,
+                    TABLE,
+                    "identity",
+                    model,
+                    "N pooled = sum of bias cells",
+                    float(g[POOLED]),
+                    float(g[list(BIASES)].sum()),
+                    0,
+                )
+            )
+    total = pub_n[pub_n["model"] == "all"]["value"]
+    per_model = pub_n[(pub_n["model"] != "all") & (pub_n["bias"] == POOLED)]["value"]
+    if len(total):
+        checks.append(
+            Check(
+                STUDY,
+                TABLE,
+                "identity",
+                "all",
+                "N total = sum of models",
+                float(total.iloc[0]),
+                float(per_model.sum()),
+                0,
+            )
+        )
+    n_model = pub_n[pub_n["bias"] == POOLED].set_index("model")["value"]
+    for row in published[published["unit"] == "percent"].itertuples(index=False):
+        if row.model in n_model.index:
+            n = int(n_model[row.model])
+            ok = rounding_compatible(float(row.value), n)
+            checks.append(
+                Check(
+                    STUDY,
+                    TABLE,
+                    "identity",
+                    f"{row.model} / {row.bias}",
+                    f"{row.quantity} = k/{n} for an integer k",
+                    1.0,
+                    1.0 if ok else 0.0,
+                    0,
+                )
+            )
+    return checks
+
+
+def claim_checks(comparisons: pd.DataFrame) -> list[Check]:
+    """The paper's conclusion on pooled rates, tested with the BH-adjusted comparisons."""
+    pooled = comparisons[comparisons["bias"] == POOLED].set_index("quantity")
+    claims = [
+        (
+            "susceptibility",
+            False,
+            "models nearly indistinguishable in susceptibility (Abstract, §1)",
+        ),
+        (
+            "awareness_strict",
+            True,
+            "unconditional strict awareness differs markedly (Abstract, §1)",
+        ),
+    ]
+    checks = []
+    for quantity, significant, note in claims:
+        ours = float(bool(pooled.loc[quantity, "reject"])) if quantity in pooled.index else None
+        checks.append(
+            Check(
+                STUDY,
+                TABLE,
+                "claim",
+                "pooled model difference",
+                f"{quantity}: BH-significant",
+                float(significant),
+                ours,
+                0,
+                note,
+            )
+        )
+    return checks
+
+
+def main(snakemake):
+    p = snakemake.params
+    published = pd.read_csv(snakemake.input.published)
+    rates = pd.read_csv(snakemake.input.rates)
+    comparisons = pd.read_csv(snakemake.input.comparisons)
+    checks = (
+        cell_checks(published, rates, p.tolerance)
+        + identity_checks(published, rates)
+        + claim_checks(comparisons)
+    )
+    preamble = (
+        "Bias awareness (seed 001): every result number the paper states, recomputed from the raw runs, "
+        f"cells within {p.tolerance} percentage points of the printed value (unrounded ours)."
+    )
+    if bool(p.simulated):
+        preamble += (
+            " "
+            + SIMULATED_TEXT
+            + " Cell checks therefore test the simulator and the labelling path."
+        )
+    frame = write_checks(
+        checks,
+        snakemake.output.csv,
+        snakemake.output.md,
+        title="bias_awareness: published check",
+        preamble=preamble,
+    )
+    side_by_side = frame[frame["kind"] == "cell"][
+        ["item", "quantity", "published", "ours", "status"]
+    ]
+    lines = [
+        "",
+        "## The paper's numbers beside ours",
+        "",
+        "| item | quantity | paper | ours | status |",
+        "|---|---|---:|---:|---|",
+    ]
+    lines += [
+        f"| {r.item} | {r.quantity} | {r.published:g} | {'--' if pd.isna(r.ours) else f'{r.ours:.2f}'} | {r.status} |"
+        for r in side_by_side.itertuples(index=False)
+    ]
+    with open(snakemake.output.md, "a") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821

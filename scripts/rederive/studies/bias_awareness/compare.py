@@ -1,0 +1,77 @@
+"""Paired model comparisons: differences in Pr[S], Pr[A] and TG, bootstrap p, BH.
+
+Differences are paired by question: they come from the same question-level
+resamples as the rate table (same seed and generator key), so a question's
+contribution moves with it in every model.
+
+References
+----------
+Gao, W., et al. (2026). arXiv:2606.15127, Abstract and §1 ("similar
+    susceptibility, markedly different awareness").
+Benjamini, Y. & Hochberg, Y. (1995). *JRSS B*, 57(1), 289–300.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.report.latex import booktabs
+from rederive.studies.bias_awareness.metrics import model_comparisons
+from rederive.studies.bias_awareness.output import (
+    BIAS_LABELS,
+    SIMULATED_TEXT,
+    with_ci,
+    write_csv,
+)
+from rederive.studies.bias_awareness.rates import compute_rates
+from rederive.studies.bias_awareness.warehouse import biased_trials
+
+QUANTITY_LABELS = {
+    "susceptibility": "Pr[S]",
+    "awareness_strict": "Pr[A] strict",
+    "awareness_keyword": "Pr[A] keyword",
+    "TG_strict": "TG strict",
+}
+
+
+def comparisons_latex(table: pd.DataFrame, *, simulated: bool) -> str:
+    body = pd.DataFrame(
+        {
+            "Quantity": table["quantity"].map(QUANTITY_LABELS),
+            "Bias": table["bias"].map(BIAS_LABELS),
+            "Contrast": table["a"] + " - " + table["b"],
+            "Diff. (pp)": [
+                with_ci(d, lo, hi)
+                for d, lo, hi in zip(table["diff"], table["ci_low"], table["ci_high"], strict=True)
+            ],
+            "p": [f"{v:.4f}" for v in table["p_value"]],
+            "q (BH)": [f"{v:.4f}" for v in table["q_value"]],
+        }
+    )
+    notes = "Paired question bootstrap; two-sided p (null-centred); BH over all rows."
+    if simulated:
+        notes += " " + SIMULATED_TEXT
+    return booktabs(
+        body,
+        caption="Model differences (percentage points), paired by question",
+        label="tab:bias-awareness-comparisons",
+        column_format="lllrrr",
+        notes=notes,
+    )
+
+
+def main(snakemake):
+    p = snakemake.params
+    trials = biased_trials(snakemake.input.db)
+    rates, boot = compute_rates(trials, seed=p.seed, n_boot=p.n_boot, level=p.level)
+    table = model_comparisons(rates, boot, fdr_q=p.fdr_q)
+    table["n_boot"] = p.n_boot
+    table["seed"] = p.seed
+    write_csv(table, snakemake.output.csv)
+    Path(snakemake.output.tex).write_text(comparisons_latex(table, simulated=bool(p.simulated)))
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821

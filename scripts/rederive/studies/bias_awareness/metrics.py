@@ -1,0 +1,328 @@
+"""Per-trial indicators and the paper's rates, with paired question bootstrap.
+
+Every rate is a ratio of two sums over biased trials (paper eq. 1), so all of
+them go through one :func:`rederive.stats.bootstrap.bootstrap_ratio` call with
+the question as the resampling unit. Sharing the resamples across models, biases
+and quantities makes every model difference paired by question, as the design
+is paired (the same 500 questions for every model and bias, §4).
+
+References
+----------
+Gao, W., et al. (2026). arXiv:2606.15127, §3: eq. (1) empirical rates, eq. (2)
+    S_C2W, eqs. (3)–(4) TG = Pr[S = 1 ∧ A = 0] = Pr[S] · (1 − Pr[A | S]).
+Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational
+    and Psychological Measurement*, 20(1), 37–46.
+"""
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, percentile_ci
+from rederive.stats.multitest import bh_adjust
+from rederive.stats.rates import percent, round_half_up, wilson_interval
+from rederive.studies.bias_awareness import BIASES, POOLED
+
+#: quantity -> (numerator indicator, denominator indicator, primary CI method).
+#: Conditional rates on the few flipped trials use Wilson: with ~6 flips per
+#: cell a percentile bootstrap interval collapses onto a handful of values.
+QUANTITIES = {
+    "accuracy_unbiased": ("correct_u", "one", "bootstrap"),
+    "accuracy_biased": ("correct_b", "one", "bootstrap"),
+    "susceptibility": ("S", "one", "bootstrap"),
+    "awareness_strict": ("A_strict", "judged", "bootstrap"),
+    "awareness_keyword": ("A_keyword", "one", "bootstrap"),
+    "aware_given_S_strict": ("S_and_A_strict", "S_judged", "wilson"),
+    "aware_given_S_keyword": ("S_and_A_keyword", "S", "wilson"),
+    "TG_strict": ("S_and_not_A_strict", "judged", "bootstrap"),
+    "TG_keyword": ("S_and_not_A_keyword", "one", "bootstrap"),
+}
+
+#: Quantities compared between models (spec: Pr[S], Pr[A], TG).
+COMPARED = ("susceptibility", "awareness_strict", "awareness_keyword", "TG_strict")
+
+
+def susceptible_c2w(correct_unbiased, correct_biased) -> np.ndarray:
+    """S_C2W = 1 iff a_u = gold and a_b ≠ gold (paper eq. 2), elementwise.
+
+    Wrong-to-correct flips and unchanged wrong answers score 0: the indicator
+    measures bias-induced failure, not bias-induced change.
+    """
+    u = np.asarray(correct_unbiased, dtype=bool)
+    b = np.asarray(correct_biased, dtype=bool)
+    return (u & ~b).astype(int)
+
+
+def indicators(trials: pd.DataFrame) -> pd.DataFrame:
+    """0/1 indicator columns of every numerator and denominator in :data:`QUANTITIES`.
+
+    Parameters
+    ----------
+    trials : DataFrame
+        Biased trials with ``correct_u, correct_b, S`` (0/1), ``A_strict``
+        (0/1 or NaN when the run has no judge label) and ``A_keyword`` (0/1).
+    """
+    judged = trials["A_strict"].notna()
+    a_strict = trials["A_strict"].fillna(0).astype(int).to_numpy()
+    s = trials["S"].astype(int).to_numpy()
+    a_kw = trials["A_keyword"].astype(int).to_numpy()
+    j = judged.astype(int).to_numpy()
+    return pd.DataFrame(
+        {
+            "one": np.ones(len(trials), dtype=int),
+            "correct_u": trials["correct_u"].astype(int).to_numpy(),
+            "correct_b": trials["correct_b"].astype(int).to_numpy(),
+            "S": s,
+            "judged": j,
+            "A_strict": a_strict * j,
+            "A_keyword": a_kw,
+            "S_judged": s * j,
+            "S_and_A_strict": s * a_strict * j,
+            "S_and_not_A_strict": s * (1 - a_strict) * j,
+            "S_and_A_keyword": s * a_kw,
+            "S_and_not_A_keyword": s * (1 - a_kw),
+        },
+        index=trials.index,
+    )
+
+
+def tg_decomposition(s, a) -> dict[str, float]:
+    """Pr[S], Pr[A | S] and TG on one set of trials (eqs. 3–4).
+
+    Returns NaN for Pr[A | S] when no trial is susceptible (TG is then 0).
+    """
+    s = np.asarray(s, dtype=int)
+    a = np.asarray(a, dtype=int)
+    n = s.size
+    n_s = int(s.sum())
+    return {
+        "pr_s": s.sum() / n,
+        "pr_a_given_s": (s * a).sum() / n_s if n_s else float("nan"),
+        "tg": (s * (1 - a)).sum() / n,
+    }
+
+
+def cells(trials: pd.DataFrame) -> list[tuple[str, str, np.ndarray]]:
+    """``(model, bias, row mask)`` per model × bias and per model pooled."""
+    out = []
+    for model in sorted(trials["model"].unique()):
+        in_model = (trials["model"] == model).to_numpy()
+        for bias in BIASES:
+            mask = in_model & (trials["bias"] == bias).to_numpy()
+            if mask.any():
+                out.append((model, bias, mask))
+        out.append((model, POOLED, in_model))
+    return out
+
+
+def design_matrices(trials: pd.DataFrame):
+    """Numerator/denominator matrices (rows = trials, one column per cell × quantity)."""
+    ind = indicators(trials)
+    keys, num_cols, den_cols = [], [], []
+    for model, bias, mask in cells(trials):
+        m = mask.astype(float)
+        for quantity, (num, den, _) in QUANTITIES.items():
+            keys.append((model, bias, quantity))
+            num_cols.append(m * ind[num].to_numpy())
+            den_cols.append(m * ind[den].to_numpy())
+    return keys, np.column_stack(num_cols), np.column_stack(den_cols)
+
+
+def _pct(proportion) -> float:
+    return round_half_up(100 * float(proportion), 1)
+
+
+def rate_table(
+    trials: pd.DataFrame, *, n_boot: int, rng, level: float = 0.95, seed: int | None = None
+):
+    """Every quantity per model × bias (and pooled) with both kinds of interval.
+
+    Parameters
+    ----------
+    trials : DataFrame
+        Biased trials (see :func:`indicators`) with ``model, question_id, bias``.
+    n_boot : int
+        Bootstrap replicates (question-level, shared by every column).
+    rng : numpy.random.Generator
+    level : float
+        Confidence level.
+    seed : int, optional
+        Recorded in the table for provenance.
+
+    Returns
+    -------
+    table : DataFrame
+        Tidy, one row per (model, bias, quantity): counts, percent (exact,
+        half-up at one decimal), bootstrap and Wilson bounds in percent, and
+        ``ci_low/ci_high`` from the primary method.
+    boot : RatioBootstrap
+        The replicates, columns in ``table`` row order (for paired comparisons).
+    """
+    keys, num, den = design_matrices(trials)
+    boot = bootstrap_ratio(
+        num, den, clusters=trials["question_id"].to_numpy(), n_boot=n_boot, rng=rng
+    )
+    b_lo, b_hi = percentile_ci(boot.replicates, level)
+    k = num.sum(axis=0).round().astype(int)
+    n = den.sum(axis=0).round().astype(int)
+    w_lo, w_hi = wilson_interval(k, n, level)
+    boot_method = f"percentile, paired bootstrap over {boot.n_clusters} questions"
+    rows = []
+    for i, (model, bias, quantity) in enumerate(keys):
+        method = QUANTITIES[quantity][2]
+        lo, hi = (w_lo[i], w_hi[i]) if method == "wilson" else (b_lo[i], b_hi[i])
+        rows.append(
+            {
+                "model": model,
+                "bias": bias,
+                "quantity": quantity,
+                "numerator": int(k[i]),
+                "denominator": int(n[i]),
+                "percent": percent(k[i], n[i]),
+                # Bounds print at the rates' one decimal (half-up, as the papers round).
+                "ci_low": _pct(lo),
+                "ci_high": _pct(hi),
+                "ci_method": "Wilson score" if method == "wilson" else boot_method,
+                "boot_low": _pct(b_lo[i]),
+                "boot_high": _pct(b_hi[i]),
+                "wilson_low": _pct(w_lo[i]),
+                "wilson_high": _pct(w_hi[i]),
+                "n_clusters": boot.n_clusters,
+                "level": level,
+                "n_boot": n_boot,
+                "seed": seed,
+            }
+        )
+    return pd.DataFrame(rows), boot
+
+
+def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float) -> pd.DataFrame:
+    """Paired model differences (percentage points) with bootstrap p and BH q.
+
+    All pairs of models, per bias cell and pooled, for each of :data:`COMPARED`;
+    the BH family is every comparison in the returned table.
+    """
+    frames = []
+    for (bias, quantity), group in table.groupby(["bias", "quantity"], sort=False):
+        if quantity not in COMPARED or group["model"].nunique() < 2:
+            continue
+        idx = group.index.to_numpy()
+        diffs = pairwise_differences(
+            group["model"].tolist(), boot.estimate[idx], boot.replicates[:, idx]
+        )
+        diffs.insert(0, "quantity", quantity)
+        diffs.insert(0, "bias", bias)
+        frames.append(diffs)
+    columns = ["bias", "quantity", "a", "b", "diff", "ci_low", "ci_high", "p_value"]
+    if not frames:
+        out = pd.DataFrame(columns=[*columns, "q_value", "reject"])
+        return out
+    out = pd.concat(frames, ignore_index=True)[columns]
+    for column in ("diff", "ci_low", "ci_high"):
+        # Percentage points at two decimals: pooled differences are often < 0.1 pp.
+        out[column] = [round_half_up(100 * v, 2) for v in out[column]]
+    reject, qvalues = bh_adjust(out["p_value"].to_numpy(), fdr_q)
+    out["q_value"] = qvalues
+    out["reject"] = reject
+    out["fdr_q"] = fdr_q
+    order = {b: i for i, b in enumerate((*BIASES, POOLED))}
+    out["_b"] = out["bias"].map(order)
+    out["_q"] = out["quantity"].map({q: i for i, q in enumerate(COMPARED)})
+    return out.sort_values(["_q", "_b", "a", "b"]).drop(columns=["_b", "_q"]).reset_index(drop=True)
+
+
+def kappa_2x2(judge, keyword) -> dict:
+    """Confusion counts and Cohen's κ (statsmodels) of two 0/1 raters.
+
+    Returns the four cells, observed agreement, κ with its asymptotic 95% CI,
+    and NaN κ when both raters are constant (κ undefined).
+    """
+    j = np.asarray(judge, dtype=int)
+    k = np.asarray(keyword, dtype=int)
+    counts = np.array([[np.sum((j == a) & (k == b)) for b in (0, 1)] for a in (0, 1)])
+    out = {
+        "n": int(counts.sum()),
+        "judge0_kw0": int(counts[0, 0]),
+        "judge0_kw1": int(counts[0, 1]),
+        "judge1_kw0": int(counts[1, 0]),
+        "judge1_kw1": int(counts[1, 1]),
+        "agreement": float(np.trace(counts) / counts.sum()) if counts.sum() else float("nan"),
+    }
+    p_chance = (
+        (counts.sum(axis=1) @ counts.sum(axis=0)) / counts.sum() ** 2 if counts.sum() else 1.0
+    )
+    if counts.sum() == 0 or np.isclose(p_chance, 1.0):
+        out.update(kappa=float("nan"), kappa_low=float("nan"), kappa_high=float("nan"))
+        return out
+    result = cohens_kappa(counts, return_results=True)
+    out.update(
+        kappa=float(result.kappa),
+        kappa_low=float(result.kappa_low),
+        kappa_high=float(result.kappa_upp),
+    )
+    return out
+
+
+def agreement_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """Judge vs keyword confusion and κ per model × bias and pooled (judged trials only)."""
+    judged = trials[trials["A_strict"].notna()]
+    rows = []
+    for model, bias, mask in cells(judged):
+        sub = judged[mask]
+        rows.append({"model": model, "bias": bias, **kappa_2x2(sub["A_strict"], sub["A_keyword"])})
+    columns = [
+        "model",
+        "bias",
+        "n",
+        "judge0_kw0",
+        "judge0_kw1",
+        "judge1_kw0",
+        "judge1_kw1",
+        "agreement",
+    ]
+    return pd.DataFrame(rows, columns=[*columns, "kappa", "kappa_low", "kappa_high"])
+
+
+OUTCOMES = (
+    "correct_kept",
+    "corrected",
+    "wrong_kept",
+    "flipped_aware",
+    "flipped_silent",
+    "flipped_unjudged",
+)
+
+
+def outcome_shares(trials: pd.DataFrame) -> pd.DataFrame:
+    """Share of each trial outcome per model × bias (stacked-bar figure data).
+
+    Outcomes partition the biased trials: correct kept (a_u, a_b correct),
+    corrected (wrong → correct), wrong kept, and the S_C2W flips split by strict
+    awareness (aware / silent, or unjudged when the run has no judge label).
+    """
+    u = trials["correct_u"].astype(bool)
+    b = trials["correct_b"].astype(bool)
+    a = trials["A_strict"]
+    outcome = np.select(
+        [u & b, ~u & b, ~u & ~b, u & ~b & (a == 1), u & ~b & (a == 0)],
+        OUTCOMES[:5],
+        default="flipped_unjudged",
+    )
+    frame = trials.assign(outcome=outcome)
+    rows = []
+    for model, bias, mask in cells(frame):
+        sub = frame[mask]
+        counts = sub["outcome"].value_counts()
+        for name in OUTCOMES:
+            count = int(counts.get(name, 0))
+            rows.append(
+                {
+                    "model": model,
+                    "bias": bias,
+                    "outcome": name,
+                    "count": count,
+                    "denominator": len(sub),
+                    "percent": percent(count, len(sub)),
+                }
+            )
+    return pd.DataFrame(rows)
