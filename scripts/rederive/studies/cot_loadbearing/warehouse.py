@@ -1,0 +1,59 @@
+"""Build the study warehouse: every labelled continuation plus the baseline counts.
+
+References
+----------
+Paper 003 (CoT load-bearing), §4 (setup: problems, accuracy, baselines).
+"""
+
+import logging
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io import warehouse
+from rederive.runner import run
+
+log = logging.getLogger(__name__)
+
+BASELINE_COLUMNS = ("model", "dataset", "n_problems", "n_correct", "n_baselines")
+
+
+def read_baselines(path) -> pd.DataFrame:
+    """``baselines.csv``: per model × dataset, problems tried, solved, kept as baselines."""
+    name = relpath(path)
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError) as exc:
+        raise InputError(f"cannot read CSV ({exc})", file=name) from None
+    for column in BASELINE_COLUMNS:
+        if column not in frame.columns:
+            raise InputError("required column is missing", file=name, field=column)
+    for column in BASELINE_COLUMNS[2:]:
+        values = pd.to_numeric(frame[column], errors="coerce")
+        bad = values.isna() | (values < 0) | (values != values.round())
+        if bad.any():
+            line = int(bad.to_numpy().nonzero()[0][0]) + 2
+            raise InputError("must be a non-negative integer", file=name, line=line, field=column)
+        frame[column] = values.astype(int)
+    inconsistent = (frame["n_correct"] > frame["n_problems"]) | (
+        frame["n_baselines"] > frame["n_correct"]
+    )
+    if inconsistent.any():
+        line = int(inconsistent.to_numpy().nonzero()[0][0]) + 2
+        raise InputError("need n_baselines <= n_correct <= n_problems", file=name, line=line)
+    return frame[list(BASELINE_COLUMNS)].sort_values(["model", "dataset"]).reset_index(drop=True)
+
+
+def main(snakemake) -> None:
+    frames = [pd.read_parquet(p) for p in sorted(map(str, snakemake.input.labelled))]
+    continuations = pd.concat(frames, ignore_index=True).sort_values(["run", "line"], kind="stable")
+    baselines = read_baselines(snakemake.input.baselines)
+    warehouse.build(
+        snakemake.output.db,
+        {"continuations": continuations.reset_index(drop=True), "baselines": baselines},
+    )
+    log.info("warehouse: %d continuations from %d runs", len(continuations), len(frames))
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    run(main, snakemake)  # noqa: F821
