@@ -113,6 +113,11 @@ rule check_salitrap_published:
         table1="results/salitrap/tables/table1_tar_hfr.csv",
         table2="results/salitrap/tables/table2_scr_si.csv",
         table3="results/salitrap/tables/table3_dataset.csv",
+        table6="results/salitrap/tables/table6_liberation.csv",
+        table7="results/salitrap/tables/table7_interventions.csv",
+        failure_pairs="results/salitrap/tables/failure_pairs.csv",
+        table5="results/salitrap/tables/table5_pairs.csv",
+        failed_by_all="results/salitrap/tables/failed_by_all.csv",
     output:
         csv=report(
             "results/salitrap/check/published_check.csv",
@@ -131,3 +136,365 @@ rule check_salitrap_published:
         tolerance=SALITRAP["check"]["tolerance"],
     script:
         "../scripts/rederive/studies/salitrap/check.py"
+
+
+rule tabulate_salitrap_liberation:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        csv=report(
+            "results/salitrap/tables/table6_liberation.csv",
+            caption="report/salitrap/table6.rst",
+            category="SaliTrap",
+            subcategory="Tables",
+        ),
+        tex="results/salitrap/tables/table6_liberation.tex",
+    log:
+        "results/logs/salitrap/tabulate_liberation.log",
+    conda:
+        CONDA_ENV
+    params:
+        dimensions=SALITRAP["dimensions"],
+        conditions=SALITRAP["liberation"]["conditions"],
+        sc_label=SALITRAP["liberation"]["sc_label"],
+        pass_labels=SALITRAP["metrics"]["TAR"]["numerator"],
+        n_boot=SALITRAP["bootstrap"]["n_boot"],
+        level=SALITRAP["bootstrap"]["level"],
+        seed=SALITRAP["bootstrap"]["seed"],
+        raw_dir=SALITRAP["raw_dir"],
+    script:
+        "../scripts/rederive/studies/salitrap/liberation.py"
+
+
+rule tabulate_salitrap_interventions:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        csv=report(
+            "results/salitrap/tables/table7_interventions.csv",
+            caption="report/salitrap/table7.rst",
+            category="SaliTrap",
+            subcategory="Tables",
+        ),
+        tex="results/salitrap/tables/table7_interventions.tex",
+    log:
+        "results/logs/salitrap/tabulate_interventions.log",
+    conda:
+        CONDA_ENV
+    params:
+        conditions=SALITRAP["interventions"]["conditions"],
+        metrics=SALITRAP["metrics"],
+        n_boot=SALITRAP["bootstrap"]["n_boot"],
+        level=SALITRAP["bootstrap"]["level"],
+        seed=SALITRAP["bootstrap"]["seed"],
+        raw_dir=SALITRAP["raw_dir"],
+    script:
+        "../scripts/rederive/studies/salitrap/interventions.py"
+
+
+rule analyse_salitrap_density:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        rates=report(
+            "results/salitrap/tables/density_rates.csv",
+            caption="report/salitrap/density_rates.rst",
+            category="SaliTrap",
+            subcategory="Distractor density",
+        ),
+        slopes=report(
+            "results/salitrap/tables/density_slopes.csv",
+            caption="report/salitrap/density_slopes.rst",
+            category="SaliTrap",
+            subcategory="Distractor density",
+        ),
+    log:
+        "results/logs/salitrap/analyse_density.log",
+    conda:
+        CONDA_ENV
+    params:
+        dimensions=SALITRAP["dimensions"],
+        metrics=SALITRAP["metrics"],
+        metric_names=SALITRAP["density"]["metrics"],
+        low=SALITRAP["density"]["low"],
+        high=SALITRAP["density"]["high"],
+        n_boot=SALITRAP["bootstrap"]["n_boot"],
+        level=SALITRAP["bootstrap"]["level"],
+        seed=SALITRAP["bootstrap"]["seed"],
+    script:
+        "../scripts/rederive/studies/salitrap/density.py"
+
+
+rule compare_salitrap_models:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        pairs=report(
+            "results/salitrap/tables/pairwise_tar.csv",
+            caption="report/salitrap/pairwise.rst",
+            category="SaliTrap",
+            subcategory="Model comparisons",
+        ),
+        ranking=report(
+            "results/salitrap/tables/ranking.csv",
+            caption="report/salitrap/ranking.rst",
+            category="SaliTrap",
+            subcategory="Model comparisons",
+        ),
+        ranking_tex="results/salitrap/tables/ranking.tex",
+    log:
+        "results/logs/salitrap/compare_models.log",
+    conda:
+        CONDA_ENV
+    params:
+        metrics=SALITRAP["metrics"],
+        q=SALITRAP["comparisons"]["fdr_q"],
+        n_boot=SALITRAP["bootstrap"]["n_boot"],
+        level=SALITRAP["bootstrap"]["level"],
+        seed=SALITRAP["bootstrap"]["seed"],
+        raw_dir=SALITRAP["raw_dir"],
+    script:
+        "../scripts/rederive/studies/salitrap/comparisons.py"
+
+
+rule tabulate_salitrap_labels:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        csv=report(
+            "results/salitrap/tables/label_distribution.csv",
+            caption="report/salitrap/label_distribution.rst",
+            category="SaliTrap",
+            subcategory="Overview",
+        ),
+    log:
+        "results/logs/salitrap/tabulate_labels.log",
+    conda:
+        CONDA_ENV
+    params:
+        metrics=SALITRAP["metrics"],
+        valid_labels=SALITRAP["labels"]["valid"],
+    script:
+        "../scripts/rederive/studies/salitrap/distribution.py"
+
+
+rule plot_salitrap_density:
+    input:
+        rates="results/salitrap/tables/density_rates.csv",
+        slopes="results/salitrap/tables/density_slopes.csv",
+    output:
+        fig6_png=report(
+            "results/salitrap/figures/fig6_density.png",
+            caption="report/salitrap/fig6.rst",
+            category="SaliTrap",
+            subcategory="Distractor density",
+        ),
+        fig6_pdf="results/salitrap/figures/fig6_density.pdf",
+        fig12_png=report(
+            "results/salitrap/figures/fig12_density_by_dimension.png",
+            caption="report/salitrap/fig12.rst",
+            category="SaliTrap",
+            subcategory="Distractor density",
+        ),
+        fig12_pdf="results/salitrap/figures/fig12_density_by_dimension.pdf",
+    log:
+        "results/logs/salitrap/plot_density.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=salitrap_simulated(),
+    script:
+        "../scripts/rederive/studies/salitrap/figures_density.py"
+
+
+rule plot_salitrap_experiments:
+    input:
+        table6="results/salitrap/tables/table6_liberation.csv",
+        table7="results/salitrap/tables/table7_interventions.csv",
+    output:
+        fig7_png=report(
+            "results/salitrap/figures/fig7_liberation.png",
+            caption="report/salitrap/fig7.rst",
+            category="SaliTrap",
+            subcategory="Liberation and interventions",
+        ),
+        fig7_pdf="results/salitrap/figures/fig7_liberation.pdf",
+        fig8_png=report(
+            "results/salitrap/figures/fig8_interventions.png",
+            caption="report/salitrap/fig8.rst",
+            category="SaliTrap",
+            subcategory="Liberation and interventions",
+        ),
+        fig8_pdf="results/salitrap/figures/fig8_interventions.pdf",
+    log:
+        "results/logs/salitrap/plot_experiments.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=salitrap_simulated(),
+    script:
+        "../scripts/rederive/studies/salitrap/figures_experiments.py"
+
+
+rule plot_salitrap_overview:
+    input:
+        distribution="results/salitrap/tables/label_distribution.csv",
+    output:
+        png=report(
+            "results/salitrap/figures/overview_labels.png",
+            caption="report/salitrap/fig_overview.rst",
+            category="SaliTrap",
+            subcategory="Overview",
+        ),
+        pdf="results/salitrap/figures/overview_labels.pdf",
+    log:
+        "results/logs/salitrap/plot_overview.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=salitrap_simulated(),
+    script:
+        "../scripts/rederive/studies/salitrap/figure_overview.py"
+
+
+rule analyse_salitrap_failure_sets:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        pairs=report(
+            "results/salitrap/tables/failure_pairs.csv",
+            caption="report/salitrap/failure_pairs.rst",
+            category="SaliTrap",
+            subcategory="Failure sets",
+        ),
+        table5=report(
+            "results/salitrap/tables/table5_pairs.csv",
+            caption="report/salitrap/table5.rst",
+            category="SaliTrap",
+            subcategory="Tables",
+        ),
+        table5_tex="results/salitrap/tables/table5_pairs.tex",
+        failed_by_all=report(
+            "results/salitrap/tables/failed_by_all.csv",
+            caption="report/salitrap/failed_by_all.rst",
+            category="SaliTrap",
+            subcategory="Failure sets",
+        ),
+        linkage="results/salitrap/tables/failure_linkage.csv",
+        order="results/salitrap/tables/failure_order.csv",
+    log:
+        "results/logs/salitrap/analyse_failure_sets.log",
+    conda:
+        CONDA_ENV
+    params:
+        metrics=SALITRAP["metrics"],
+        linkage=SALITRAP["failure_sets"]["linkage"],
+        n_pairs=SALITRAP["failure_sets"]["n_pairs"],
+        raw_dir=SALITRAP["raw_dir"],
+    script:
+        "../scripts/rederive/studies/salitrap/failure_sets.py"
+
+
+rule plot_salitrap_failure_sets:
+    input:
+        pairs="results/salitrap/tables/failure_pairs.csv",
+        linkage="results/salitrap/tables/failure_linkage.csv",
+        order="results/salitrap/tables/failure_order.csv",
+    output:
+        fig5_png=report(
+            "results/salitrap/figures/fig5_dendrogram.png",
+            caption="report/salitrap/fig5.rst",
+            category="SaliTrap",
+            subcategory="Failure sets",
+        ),
+        fig5_pdf="results/salitrap/figures/fig5_dendrogram.pdf",
+        fig10_png=report(
+            "results/salitrap/figures/fig10_co_failure.png",
+            caption="report/salitrap/fig10.rst",
+            category="SaliTrap",
+            subcategory="Failure sets",
+        ),
+        fig10_pdf="results/salitrap/figures/fig10_co_failure.pdf",
+        fig11_png=report(
+            "results/salitrap/figures/fig11_jaccard.png",
+            caption="report/salitrap/fig11.rst",
+            category="SaliTrap",
+            subcategory="Failure sets",
+        ),
+        fig11_pdf="results/salitrap/figures/fig11_jaccard.pdf",
+    log:
+        "results/logs/salitrap/plot_failure_sets.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=salitrap_simulated(),
+    script:
+        "../scripts/rederive/studies/salitrap/figures_failure_sets.py"
+
+
+rule fit_salitrap_irt:
+    input:
+        db="results/salitrap/salitrap.duckdb",
+    output:
+        item_params=report(
+            "results/salitrap/tables/irt_items.csv",
+            caption="report/salitrap/irt_items.rst",
+            category="SaliTrap",
+            subcategory="IRT",
+        ),
+        model_params=report(
+            "results/salitrap/tables/irt_models.csv",
+            caption="report/salitrap/irt_models.rst",
+            category="SaliTrap",
+            subcategory="IRT",
+        ),
+        by_dimension="results/salitrap/tables/irt_difficulty_by_dimension.csv",
+        stats="results/salitrap/tables/irt_statistics.csv",
+    log:
+        "results/logs/salitrap/fit_irt.log",
+    benchmark:
+        "results/benchmarks/salitrap/fit_irt.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        dimensions=SALITRAP["dimensions"],
+        metrics=SALITRAP["metrics"],
+        epochs=SALITRAP["irt"]["epochs"],
+        lr=SALITRAP["irt"]["lr"],
+        priors=SALITRAP["irt"]["priors"],
+        seed=SALITRAP["irt"]["seed"],
+        n_boot=SALITRAP["irt"]["n_boot"],
+        level=SALITRAP["bootstrap"]["level"],
+    script:
+        "../scripts/rederive/studies/salitrap/irt_fit.py"
+
+
+rule plot_salitrap_irt:
+    input:
+        item_params="results/salitrap/tables/irt_items.csv",
+        model_params="results/salitrap/tables/irt_models.csv",
+        stats="results/salitrap/tables/irt_statistics.csv",
+    output:
+        fig4_png=report(
+            "results/salitrap/figures/fig4_irt.png",
+            caption="report/salitrap/fig4.rst",
+            category="SaliTrap",
+            subcategory="IRT",
+        ),
+        fig4_pdf="results/salitrap/figures/fig4_irt.pdf",
+        fig9_png=report(
+            "results/salitrap/figures/fig9_naturalness_difficulty.png",
+            caption="report/salitrap/fig9.rst",
+            category="SaliTrap",
+            subcategory="IRT",
+        ),
+        fig9_pdf="results/salitrap/figures/fig9_naturalness_difficulty.pdf",
+    log:
+        "results/logs/salitrap/plot_irt.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=salitrap_simulated(),
+    script:
+        "../scripts/rederive/studies/salitrap/figures_irt.py"

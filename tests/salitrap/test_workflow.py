@@ -20,6 +20,21 @@ OUTPUTS = [
     "results/salitrap/tables/table3_dataset.csv",
     "results/salitrap/tables/table3_dataset.tex",
     "results/salitrap/tables/data_quality.csv",
+    "results/salitrap/tables/table5_pairs.csv",
+    "results/salitrap/tables/table5_pairs.tex",
+    "results/salitrap/tables/failure_pairs.csv",
+    "results/salitrap/tables/failed_by_all.csv",
+    "results/salitrap/tables/table6_liberation.csv",
+    "results/salitrap/tables/table6_liberation.tex",
+    "results/salitrap/tables/table7_interventions.csv",
+    "results/salitrap/tables/table7_interventions.tex",
+    "results/salitrap/tables/density_rates.csv",
+    "results/salitrap/tables/density_slopes.csv",
+    "results/salitrap/tables/pairwise_tar.csv",
+    "results/salitrap/tables/ranking.csv",
+    "results/salitrap/tables/ranking.tex",
+    "results/salitrap/tables/irt_items.csv",
+    "results/salitrap/tables/irt_models.csv",
     "results/salitrap/check/published_check.csv",
     "results/salitrap/check/published_check.md",
     "results/summary/published_check.md",
@@ -27,15 +42,36 @@ OUTPUTS = [
 ]
 
 
+FIGURES = [
+    "fig4_irt",
+    "fig5_dendrogram",
+    "fig6_density",
+    "fig7_liberation",
+    "fig8_interventions",
+    "fig9_naturalness_difficulty",
+    "fig10_co_failure",
+    "fig11_jaccard",
+    "fig12_density_by_dimension",
+    "overview_labels",
+]
+
+
 def make_project(root):
     raw = root / "raw" / "salitrap"
-    tiny.write_dataset(raw)
+    tiny.write_dataset(raw, experiments=True)
     shutil.copytree(REPO / "raw" / "salitrap" / "published", raw / "published")
     return raw
 
 
 def overrides(**salitrap):
-    return {"studies": ["salitrap"], "salitrap": {"bootstrap": {"n_boot": 200}, **salitrap}}
+    return {
+        "studies": ["salitrap"],
+        "salitrap": {
+            "bootstrap": {"n_boot": 200},
+            "irt": {"epochs": 100, "n_boot": 3},
+            **salitrap,
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +85,33 @@ def built(tmp_path_factory):
 def test_outputs_exist(built):
     for path in OUTPUTS:
         assert (built / path).stat().st_size > 0, path
+    for name in FIGURES:
+        for ext in ("png", "pdf"):
+            assert (built / f"results/salitrap/figures/{name}.{ext}").stat().st_size > 0, name
+
+
+def test_liberation_and_interventions_from_the_raw_rows(built):
+    t6 = pd.read_csv(built / "results/salitrap/tables/table6_liberation.csv")
+    overall = t6[t6.dimension == "overall"].set_index("condition")
+    n_sc = int(overall.loc["A", "sc_cases"])
+    assert n_sc > 1 and set(t6.model) == {"Model-A"}
+    # one judge error under lib_A leaves that condition's n only
+    assert overall.loc["A", "denominator"] == n_sc - 1
+    assert overall.loc["B", "denominator"] == overall.loc["C", "denominator"] == n_sc
+    assert overall.loc["A", "percent"] == 100.0 and overall.loc["B", "percent"] == 0.0
+    t7 = pd.read_csv(built / "results/salitrap/tables/table7_interventions.csv")
+    t1 = pd.read_csv(built / "results/salitrap/tables/table1_tar_hfr.csv")
+    control = t7[(t7.condition == "control") & (t7.metric == "TAR")].iloc[0]
+    main = t1[(t1.model == "Model-A") & (t1.dimension == "overall") & (t1.metric == "TAR")].iloc[0]
+    assert (control.numerator, control.denominator) == (main.numerator, main.denominator)
+    assert set(t7.condition) == {"control", "P1", "P2", "P3"}
+
+
+def test_check_covers_tables_1_to_7(built):
+    check = pd.read_csv(built / "results/salitrap/check/published_check.csv")
+    tables = set(check["table"])
+    for table in ("Table 1", "Table 2", "Table 3", "Table 5", "Table 6", "Table 7"):
+        assert table in tables, table
 
 
 def test_table1_counts_match_the_raw_rows(built):
@@ -81,7 +144,8 @@ def test_table1_counts_match_the_raw_rows(built):
 def test_data_quality_counts_every_excluded_row(built):
     quality = pd.read_csv(built / "results/salitrap/tables/data_quality.csv")
     per_run = quality.groupby("run")["rows"].sum()
-    assert (per_run == 24).all()
+    assert (per_run[["Model-A", "Model-B", "Model-C"]] == 24).all()
+    assert per_run["Model-A__interventions"] == 72  # P1-P3 over 24 items
     assert set(quality["reason"]) == {"used", "skipped", "judge_error"}
 
 

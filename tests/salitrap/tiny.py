@@ -65,9 +65,14 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def write_dataset(
-    root: Path, models=("Model-A", "Model-B", "Model-C"), n_per_dim: int = 6
+    root: Path, models=("Model-A", "Model-B", "Model-C"), n_per_dim: int = 6, experiments=False
 ) -> list[dict]:
-    """Write items.jsonl and one control run per model (with a few invalid rows)."""
+    """Write items.jsonl and one control run per model (with a few invalid rows).
+
+    With ``experiments``, Model-A also gets prompt-intervention runs (P1-P3 over
+    every item) and liberation re-queries (lib_A-C of its control Sycophantic
+    Compliance items, one of them a judge error under lib_A).
+    """
     items = item_rows(n_per_dim)
     write_jsonl(root / "items.jsonl", items)
     for shift, model in enumerate(models):
@@ -75,4 +80,25 @@ def write_dataset(
         rows[0].update(skipped=True, judge_label="Skipped")
         rows[1].update(judge_label="JudgeError", error="judge timed out")
         write_jsonl(root / "runs" / f"{model}.jsonl", rows)
+    if experiments:
+        model = models[0]
+        control = run_rows(model, items, 0)
+        write_jsonl(
+            root / "runs" / f"{model}__interventions.jsonl",
+            [r for k, c in enumerate(("P1", "P2", "P3")) for r in run_rows(model, items, k + 1, c)],
+        )
+        sc_items = [
+            it
+            for it, row in zip(items[2:], control[2:], strict=True)
+            if row["judge_label"] == "Sycophantic Compliance"
+        ]
+        lib = []
+        for k, condition in enumerate(("lib_A", "lib_B", "lib_C")):
+            rows = run_rows(model, sc_items, k, condition)
+            for row in rows:
+                row["judge_label"] = "Strict Pass" if k != 1 else "CoT Hijacked"
+            if condition == "lib_A":
+                rows[0].update(judge_label="JudgeError", error="judge timed out")
+            lib += rows
+        write_jsonl(root / "runs" / f"{model}__liberation.jsonl", lib)
     return items

@@ -3,7 +3,7 @@ that tie the published tables together.
 
 References
 ----------
-SaliTrap (seed paper 000), Tables 1–3; the published values are the project's
+SaliTrap (seed paper 000), Tables 1–3 (Tables 5–7: :mod:`.check_experiments`); the published values are the project's
 copy in ``raw/salitrap/published/``.
 """
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from rederive.check import Check, compare_cells, write_checks
 from rederive.stats.rates import rounding_compatible
+from rederive.studies.salitrap.check_experiments import experiment_checks
 
 STUDY = "salitrap"
 # Rounding slack when relating printed one-decimal numbers to each other: each
@@ -205,6 +206,12 @@ def main(snakemake):
     published_dir = Path(snakemake.params.published_dir)
     checks = cell_checks(published_dir, tables, snakemake.params.tolerance)
     checks += published_identities(published_dir)
+    ours = {
+        name: pd.read_csv(getattr(snakemake.input, name))
+        for name in ("failure_pairs", "table5", "failed_by_all", "table6", "table7")
+        if hasattr(snakemake.input, name)
+    }
+    checks += experiment_checks(published_dir, ours, snakemake.params.tolerance)
     simulated = Path(snakemake.params.raw_dir, "SIMULATED.md").exists()
     preamble = (
         "Recomputed values (`ours`) against the paper's printed values (`published`), and identities the "

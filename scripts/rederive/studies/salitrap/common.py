@@ -1,0 +1,72 @@
+"""Helpers shared by the SaliTrap analysis jobs: warehouse reads, CSV writing,
+short dimension names, the "is this simulated?" flag.
+
+References
+----------
+SaliTrap (seed paper 000), §3 (trap dimensions) and §4 (evaluation protocol).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rederive.io.warehouse import query
+
+OVERALL = "overall"
+CONTROL = "control"
+
+SHORT = {
+    "missing_prerequisite": "Miss. prereq.",
+    "environment_mismatch": "Env. mismatch",
+    "temporal_physiological": "Temp./physiol.",
+    "rule_mismatch": "Rule mismatch",
+    OVERALL: "Overall",
+}
+
+
+def write_csv(frame: pd.DataFrame, path) -> None:
+    """Deterministic CSV: fixed float format, ``\\n`` line ends, no index."""
+    frame.to_csv(path, index=False, lineterminator="\n", float_format="%.10g")
+
+
+def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items (sorted by ``item_id``) and usable label rows from the warehouse."""
+    items = query(db, "SELECT * FROM items ORDER BY item_id")
+    labels = query(db, "SELECT * FROM labels ORDER BY model, condition, item_id")
+    return items, labels
+
+
+def present_dimensions(items: pd.DataFrame, dimensions: list[str]) -> list[str]:
+    """Configured dimensions that have at least one item, in config order."""
+    seen = set(items["dimension"])
+    return [d for d in dimensions if d in seen]
+
+
+def is_simulated(raw_dir) -> bool:
+    """The bundled default data carries ``SIMULATED.md``; real data does not."""
+    return Path(raw_dir, "SIMULATED.md").exists()
+
+
+def dimension_masks(items: pd.DataFrame, dimensions: list[str]):
+    """``(dimension, boolean mask over items)`` for each dimension, then overall."""
+    for dimension in dimensions:
+        yield dimension, (items["dimension"] == dimension).to_numpy()
+    yield OVERALL, np.ones(len(items), dtype=bool)
+
+
+def model_rank(order: list[str], frame: pd.DataFrame, column: str = "model") -> pd.Series:
+    """Position of each row's model in ``order`` (unknown models last, by name)."""
+    ranks = {m: i for i, m in enumerate(order)}
+    return frame[column].map(lambda m: ranks.get(m, len(ranks)))
+
+
+def control_order(labels: pd.DataFrame, tar_labels=("Strict Pass",)) -> list[str]:
+    """Models by descending control TAR (the paper's row order), ties by name.
+
+    ``tar_labels`` is the TAR numerator from config (``metrics.TAR.numerator``).
+    """
+    control = labels[labels["condition"] == CONTROL]
+    tar = control["label"].isin(list(tar_labels)).groupby(control["model"]).mean()
+    frame = pd.DataFrame({"model": tar.index, "neg": -tar.to_numpy()})
+    return list(frame.sort_values(["neg", "model"], kind="stable")["model"])

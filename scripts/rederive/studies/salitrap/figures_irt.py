@@ -1,0 +1,121 @@
+"""Fig 4 (IRT item difficulty by dimension: (a) distributions, (b) box plots,
+(c) model ability against TAR with Spearman ρ) and Fig 9 (naturalness against
+difficulty with a linear trend, Pearson r in the legend). Drawn only from the
+IRT CSVs.
+
+References
+----------
+SaliTrap (seed paper 000), Fig 4 (§4.2) and Appendix Fig 9.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+from rederive.studies.salitrap.common import SHORT
+
+
+def _stat(stats: pd.DataFrame, name: str) -> pd.Series:
+    return stats.set_index("statistic").loc[name]
+
+
+def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
+    items = items.assign(Dimension=items["dimension"].map(lambda d: SHORT.get(d, d)))
+    order = list(dict.fromkeys(items["Dimension"]))
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    sns.kdeplot(
+        data=items,
+        x="difficulty",
+        hue="Dimension",
+        hue_order=order,
+        ax=axes[0],
+        common_norm=False,
+        fill=True,
+        alpha=0.15,
+        warn_singular=False,
+    )
+    axes[0].set_title("(a) Item difficulty distributions")
+    axes[0].set_xlabel("IRT difficulty")
+    sns.boxplot(
+        data=items,
+        x="Dimension",
+        y="difficulty",
+        order=order,
+        ax=axes[1],
+        hue="Dimension",
+        hue_order=order,
+        legend=False,
+    )
+    axes[1].set_title("(b) Difficulty by dimension")
+    axes[1].set_xlabel("")
+    axes[1].set_ylabel("IRT difficulty")
+    axes[1].tick_params(axis="x", rotation=20)
+    ax = axes[2]
+    y = models["ability"].to_numpy()
+    err = np.vstack([y - models["ci_low"].to_numpy(), models["ci_high"].to_numpy() - y])
+    ax.errorbar(models["tar"], y, yerr=np.nan_to_num(err), fmt="o", capsize=2, linewidth=0.8)
+    for _, r in models.iterrows():
+        ax.annotate(
+            r["model"],
+            (r["tar"], r["ability"]),
+            fontsize=6,
+            xytext=(3, 3),
+            textcoords="offset points",
+        )
+    rho = _stat(stats, "spearman_rho_ability_tar")
+    ax.set_title(f"(c) Ability vs TAR (Spearman ρ = {rho['value']:.3f})")
+    ax.set_xlabel("TAR (%)")
+    ax.set_ylabel("IRT ability (item-bootstrap 95% CI)")
+    fig.tight_layout()
+    return fig
+
+
+def fig9(items: pd.DataFrame, stats: pd.DataFrame):
+    items = items.assign(Dimension=items["dimension"].map(lambda d: SHORT.get(d, d)))
+    rng = np.random.default_rng(0)  # jitter of a discrete axis, display only
+    jitter = rng.uniform(-0.15, 0.15, len(items))
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    sns.scatterplot(
+        x=items["naturalness"] + jitter,
+        y=items["difficulty"],
+        hue=items["Dimension"],
+        ax=ax,
+        s=10,
+        alpha=0.6,
+        linewidth=0,
+    )
+    slope = _stat(stats, "trend_slope_difficulty_per_naturalness_point")["value"]
+    intercept = _stat(stats, "trend_intercept")["value"]
+    r = _stat(stats, "pearson_r_naturalness_difficulty")
+    x = np.linspace(items["naturalness"].min(), items["naturalness"].max(), 20)
+    ax.plot(
+        x,
+        intercept + slope * x,
+        color="black",
+        label=f"linear trend (Pearson r = {r['value']:.3f}, p = {r['p_value']:.2g})",
+    )
+    ax.set_xlabel("Naturalness score (jittered)")
+    ax.set_ylabel("IRT difficulty")
+    ax.set_title("Naturalness vs IRT difficulty")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def main(snakemake):
+    apply_theme()
+    note = SIMULATED_NOTE if snakemake.params.simulated else None
+    out = snakemake.output
+    items = pd.read_csv(snakemake.input.item_params)
+    models = pd.read_csv(snakemake.input.model_params)
+    stats = pd.read_csv(snakemake.input.stats)
+    save_figure(fig4(items, models, stats), out.fig4_png, out.fig4_pdf, note=note)
+    save_figure(fig9(items, stats), out.fig9_png, out.fig9_pdf, note=note)
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821
