@@ -1,0 +1,163 @@
+# Study `tag_sycophancy` (seed paper 002): appended tag questions across models.
+# ingest each run file -> warehouse -> effects (bootstrap, BH, floor guard) ->
+# panel analyses, audit tables, figures, published check. Config: config/tag_sycophancy.yaml.
+
+
+include: "tag_sycophancy_helpers.smk"
+
+
+rule ingest_tag_sycophancy_run:
+    input:
+        run=raw_dir("tag_sycophancy") / "runs" / "{run}.jsonl",
+        item_file=raw_dir("tag_sycophancy") / "items.jsonl",
+    output:
+        labelled="results/tag_sycophancy/labelled/{run}.parquet",
+        accounting="results/tag_sycophancy/accounting/{run}.json",
+    log:
+        "results/logs/tag_sycophancy/ingest/{run}.log",
+    conda:
+        CONDA_ENV
+    params:
+        arms=TAGSYC["arms"],
+        endorse=TAGSYC["labelling"]["endorse"],
+        reject=TAGSYC["labelling"]["reject"],
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/ingest.py"
+
+
+rule build_tag_sycophancy_warehouse:
+    input:
+        item_file=raw_dir("tag_sycophancy") / "items.jsonl",
+        labelled=lambda w: expand(
+            "results/tag_sycophancy/labelled/{run}.parquet", run=tag_sycophancy_runs()
+        ),
+        accounting=lambda w: expand(
+            "results/tag_sycophancy/accounting/{run}.json", run=tag_sycophancy_runs()
+        ),
+        models=tag_sycophancy_models_csv,
+    output:
+        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+    log:
+        "results/logs/tag_sycophancy/warehouse.log",
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/warehouse.py"
+
+
+rule tabulate_tag_sycophancy_effects:
+    input:
+        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+    output:
+        table=tagsyc_report(f"{TAGSYC_TABLES}/tag_effects.csv", "tag_effects"),
+        tex=f"{TAGSYC_TABLES}/tag_effects.tex",
+        effects=tagsyc_report(f"{TAGSYC_TABLES}/arm_effects.csv", "arm_effects"),
+        cells=f"{TAGSYC_TABLES}/cell_counts.csv",
+    log:
+        "results/logs/tag_sycophancy/tabulate_effects.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/tabulate_effects.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        arms=TAGSYC["arms"],
+        n_boot=TAGSYC["bootstrap"]["n_boot"],
+        level=TAGSYC["bootstrap"]["level"],
+        seed=TAGSYC["bootstrap"]["seed"],
+        q=TAGSYC["fdr_q"],
+        floor_threshold=TAGSYC["floor_threshold"],
+        simulated=tag_sycophancy_simulated(),
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/effects.py"
+
+
+rule tabulate_tag_sycophancy_panel:
+    input:
+        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+        table=f"{TAGSYC_TABLES}/tag_effects.csv",
+        effects=f"{TAGSYC_TABLES}/arm_effects.csv",
+        cells=f"{TAGSYC_TABLES}/cell_counts.csv",
+    output:
+        composition=tagsyc_report(f"{TAGSYC_TABLES}/composition.csv", "composition"),
+        trend=tagsyc_report(f"{TAGSYC_TABLES}/lineage_trend.csv", "lineage_trend"),
+        lineages=tagsyc_report(
+            f"{TAGSYC_TABLES}/lineage_endpoints.csv", "lineage_endpoints"
+        ),
+        ablations=tagsyc_report(f"{TAGSYC_TABLES}/ablations.csv", "ablations"),
+        maybe=tagsyc_report(f"{TAGSYC_TABLES}/maybe.csv", "maybe"),
+        category=tagsyc_report(f"{TAGSYC_TABLES}/category_split.csv", "category_split"),
+        summary=tagsyc_report(f"{TAGSYC_TABLES}/panel_summary.csv", "panel_summary"),
+    log:
+        "results/logs/tag_sycophancy/tabulate_panel.log",
+    conda:
+        CONDA_ENV
+    params:
+        q=TAGSYC["fdr_q"],
+        rubber_stamp_threshold=TAGSYC["rubber_stamp_threshold"],
+        min_models_per_lineage=TAGSYC["trend"]["min_models_per_lineage"],
+        exclude_floor_limited=TAGSYC["trend"]["exclude_floor_limited"],
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/panel.py"
+
+
+rule tabulate_tag_sycophancy_audit:
+    input:
+        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+    output:
+        tokens=tagsyc_report(f"{TAGSYC_TABLES}/leading_tokens.csv", "leading_tokens"),
+        quality=tagsyc_report(f"{TAGSYC_TABLES}/data_quality.csv", "data_quality"),
+    log:
+        "results/logs/tag_sycophancy/tabulate_audit.log",
+    conda:
+        CONDA_ENV
+    params:
+        endorse=TAGSYC["labelling"]["endorse"],
+        reject=TAGSYC["labelling"]["reject"],
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/audit.py"
+
+
+rule plot_tag_sycophancy_figures:
+    input:
+        table=f"{TAGSYC_TABLES}/tag_effects.csv",
+        effects=f"{TAGSYC_TABLES}/arm_effects.csv",
+        trend=f"{TAGSYC_TABLES}/lineage_trend.csv",
+        maybe=f"{TAGSYC_TABLES}/maybe.csv",
+        summary=f"{TAGSYC_TABLES}/panel_summary.csv",
+    output:
+        pngs=[
+            tagsyc_report(f"{TAGSYC_FIGURES}/{n}.png", n) for n in TAGSYC_FIGURE_NAMES
+        ],
+        pdfs=[f"{TAGSYC_FIGURES}/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
+    log:
+        "results/logs/tag_sycophancy/plot_figures.log",
+    conda:
+        CONDA_ENV
+    params:
+        simulated=tag_sycophancy_simulated(),
+        level=TAGSYC["bootstrap"]["level"],
+        floor_threshold=TAGSYC["floor_threshold"],
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/figures.py"
+
+
+rule check_tag_sycophancy_published:
+    input:
+        table=f"{TAGSYC_TABLES}/tag_effects.csv",
+        composition=f"{TAGSYC_TABLES}/composition.csv",
+        lineages=f"{TAGSYC_TABLES}/lineage_endpoints.csv",
+        summary=f"{TAGSYC_TABLES}/panel_summary.csv",
+    output:
+        csv=tagsyc_report("results/tag_sycophancy/check/published_check.csv", "check"),
+        md="results/tag_sycophancy/check/published_check.md",
+    log:
+        "results/logs/tag_sycophancy/check_published.log",
+    conda:
+        CONDA_ENV
+    params:
+        published_dir=str(raw_dir("tag_sycophancy") / "published"),
+        effect_tolerance=TAGSYC["check"]["effect_tolerance"],
+        ci_tolerance=TAGSYC["check"]["ci_tolerance"],
+        simulated=tag_sycophancy_simulated(),
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/check.py"

@@ -1,0 +1,173 @@
+"""Ingest one run file (``runs/<model>.jsonl``): validate every row and label it.
+
+Decisions per kind of bad input (tested in ``tests/tag_sycophancy/test_ingest.py``):
+
+==========================================  ==========================================
+input                                       outcome
+==========================================  ==========================================
+malformed JSON line                         error (file, line)
+missing required field                      error (file, line, field)
+``model`` differs from the file's first row error (file, line, field): one model a file
+``option`` not x/y, ``sample`` not an int   error (file, line, field)
+``response`` not text (and no ``error``)    error (file, line, field)
+``item_id`` absent from items.jsonl         counted exclusion ``unknown_item``
+``arm`` not configured                      counted exclusion ``arm_not_analysed``
+duplicate (item, option, arm, sample)       error naming both lines
+``error`` set                               failed reply, counted ``api_error``
+empty / whitespace-only reply               failed reply, counted ``empty_reply``
+==========================================  ==========================================
+
+Failed replies stay in the labelled table (label ``failed``) so per-model failure
+counts are visible; they never enter a denominator.
+"""
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io.accounting import Accounting
+from rederive.io.hashing import sha256_file
+from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.studies.tag_sycophancy import OPTIONS
+from rederive.studies.tag_sycophancy.inputs import read_items
+from rederive.studies.tag_sycophancy.labelling import FAILED, label_reply, word_set
+
+RUN_FIELDS = ["model", "item_id", "option", "arm", "sample"]
+LABELLED_COLUMNS = [
+    "run",
+    "model",
+    "item_id",
+    "category",
+    "option",
+    "arm",
+    "sample",
+    "label",
+    "token",
+    "failure",
+    "line",
+]
+
+
+def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_words, reject_words):
+    """Validate and label every row of one run file.
+
+    Returns
+    -------
+    labelled : DataFrame
+        One row per reply of a known item and arm (failed replies included, label
+        ``failed``), columns :data:`LABELLED_COLUMNS`.
+    accounting : Accounting
+        Valid replies are "used"; failed replies and unusable rows are excluded by
+        reason.
+    """
+    name = relpath(path)
+    acct = Accounting(study="tag_sycophancy", run=run, file=name, sha256=sha256_file(path))
+    category = dict(zip(items["item_id"], items["category"], strict=True))
+    endorse, reject = word_set(endorse_words), word_set(reject_words)
+    rows, seen, model = [], {}, None
+    for line, rec in iter_jsonl(path):
+        acct.rows_read += 1
+        require_fields(rec, RUN_FIELDS, file=name, line=line)
+        if not isinstance(rec["model"], str) or not rec["model"]:
+            raise InputError(
+                "model must be a non-empty string", file=name, line=line, field="model"
+            )
+        if model is None:
+            model = rec["model"]
+        elif rec["model"] != model:
+            raise InputError(
+                f"file mixes models ({model!r} on its first line, {rec['model']!r} here); one run file per model",
+                file=name,
+                line=line,
+                field="model",
+            )
+        if rec["option"] not in OPTIONS:
+            raise InputError(
+                f"option must be 'x' or 'y', got {rec['option']!r}",
+                file=name,
+                line=line,
+                field="option",
+            )
+        sample = rec["sample"]
+        if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+            raise InputError(
+                f"sample must be a non-negative integer, got {sample!r}",
+                file=name,
+                line=line,
+                field="sample",
+            )
+        error = rec.get("error")
+        response = rec.get("response")
+        if error in (None, "") and response is not None and not isinstance(response, str):
+            raise InputError(
+                f"response must be text, got {type(response).__name__}",
+                file=name,
+                line=line,
+                field="response",
+            )
+        if error in (None, "") and "response" not in rec:
+            raise InputError(
+                "required field is missing (no 'error' either)",
+                file=name,
+                line=line,
+                field="response",
+            )
+        item_id = str(rec["item_id"])
+        if item_id not in category:
+            acct.exclude("unknown_item", line)
+            continue
+        if rec["arm"] not in arms:
+            acct.exclude("arm_not_analysed", line)
+            continue
+        key = (item_id, rec["option"], rec["arm"], sample)
+        if key in seen:
+            raise InputError(
+                f"duplicate reply for item {item_id}, option {key[1]}, arm {key[2]}, sample {sample} (first on line {seen[key]})",
+                file=name,
+                line=line,
+                field="sample",
+            )
+        seen[key] = line
+        label, token, reason = label_reply(response, error, endorse, reject)
+        if label == FAILED:
+            acct.exclude(reason, line)
+        else:
+            acct.rows_used += 1
+        rows.append(
+            {
+                "run": run,
+                "model": model,
+                "item_id": item_id,
+                "category": category[item_id],
+                "option": rec["option"],
+                "arm": rec["arm"],
+                "sample": sample,
+                "label": label,
+                "token": token,
+                "failure": reason,
+                "line": line,
+            }
+        )
+    if acct.rows_read == 0:
+        raise InputError("run file has no rows", file=name)
+    acct.check_balance()
+    return pd.DataFrame(rows, columns=LABELLED_COLUMNS), acct
+
+
+def main(snakemake):
+    items = read_items(snakemake.input.item_file)
+    labelled, acct = label_run(
+        snakemake.input.run,
+        items,
+        run=snakemake.wildcards.run,
+        arms=snakemake.params.arms,
+        endorse_words=snakemake.params.endorse,
+        reject_words=snakemake.params.reject,
+    )
+    labelled.to_parquet(snakemake.output.labelled, index=False)
+    acct.write(snakemake.output.accounting)
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821
