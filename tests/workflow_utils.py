@@ -53,8 +53,10 @@ def run_workflow(
         "--cores",
         str(cores),
         *(extra_args or []),
-        *(targets or []),
     ]
+    if targets:
+        # "--" ends option lists such as --forcerun, so targets are never read as rule names.
+        cmd += ([] if "--" in cmd else ["--"]) + list(targets)
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
     if check and proc.returncode != 0:
         raise AssertionError(
