@@ -1,0 +1,61 @@
+# Input functions, constants and targets of the benchmark rules (kept apart from
+# the rules, as `snakemake --lint` asks).
+
+from rederive.studies.benchmark.sources import discover
+
+BENCHMARK = config["benchmark"]
+BENCHMARK_TABLES = "results/benchmark/tables"
+BENCHMARK_FIGURES = "results/benchmark/figures"
+BENCHMARK_FIGURE_NAMES = [
+    "accuracy",
+    "pairwise_q",
+    "irt_difficulty",
+    "irt_ability",
+    "failure_dendrogram",
+]
+
+
+def benchmark_sources():
+    return discover(BENCHMARK["raw_dir"], BENCHMARK.get("inputs"))
+
+
+def benchmark_runs():
+    runs = list(benchmark_sources())
+    if not runs:
+        raise ValueError(
+            f"benchmark: no runs found under {BENCHMARK['raw_dir']} "
+            "(expected matrix/*.csv, long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl "
+            "or inspect/*.eval; see raw/benchmark/README.md)"
+        )
+    return runs
+
+
+def benchmark_run_files(wildcards):
+    return [str(p) for p in benchmark_sources()[wildcards.run].files()]
+
+
+def benchmark_items_file(wildcards):
+    path = raw_dir("benchmark") / "items.csv"
+    return [str(path)] if path.exists() else []
+
+
+def benchmark_data_note():
+    sources = benchmark_sources()
+    if list(sources) == ["matrix-chembench"]:
+        return "Real data: ChemBench per-item results (irt-on-bench, MIT licence), not simulated."
+    raw = BENCHMARK["raw_dir"]
+    return f"Data: the runs under {raw} (as supplied by the user)."
+
+
+def benchmark_targets():
+    if not enabled("benchmark"):
+        return []
+    return [
+        f"{BENCHMARK_TABLES}/accuracy.csv",
+        f"{BENCHMARK_TABLES}/ranking.csv",
+        f"{BENCHMARK_TABLES}/irt_ability.csv",
+        f"{BENCHMARK_TABLES}/failed_by_all.csv",
+        f"{BENCHMARK_TABLES}/data_quality.csv",
+        "results/benchmark/check/published_check.md",
+        *[f"{BENCHMARK_FIGURES}/{name}.png" for name in BENCHMARK_FIGURE_NAMES],
+    ]

@@ -1,0 +1,349 @@
+"""Reader for lm-evaluation-harness ``--log_samples`` output.
+
+``lm_eval --output_path <out> --log_samples`` writes, per model,
+``<out>/<model_name_sanitized>/results_<datetime>.json`` (aggregate metrics plus
+``model_name``, ``config`` with the seeds, ``lm_eval_version``, ``git_hash``) and
+one ``samples_<task>_<datetime>.jsonl`` per task with one line per (doc, filter):
+``doc_id, doc, target, arguments, resps, filtered_resps, filter, metrics,
+doc_hash, prompt_hash, target_hash`` and one field per metric (``acc``,
+``exact_match``, …). The datetime is ``datetime.now().isoformat()`` with ``:``
+replaced by ``-`` and is shared by the results file and the samples files of one
+run, which is how they are paired here.
+
+The item key is ``(task, doc_id)``; ``doc_hash`` (SHA-256 of the document) is kept
+so the warehouse step can check that every model saw the same document under
+that key. Several datetimes (re-runs) of one task in a folder are repeats and get
+epochs 1, 2, … in datetime order.
+
+References
+----------
+EleutherAI lm-evaluation-harness, ``lm_eval/evaluator.py`` (logged sample fields)
+and ``lm_eval/loggers/evaluation_tracker.py`` (file names).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io.jsonl import iter_jsonl
+from rederive.io.tabular import frame_from_records, parse_correct
+
+SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+RESULTS_RE = re.compile(r"^results_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
+
+REQUIRED = ("doc_id", "filter")
+
+
+def find_files(folder: str | Path) -> tuple[dict[str, Path], list[tuple[str, str, Path]]]:
+    """Results files by datetime and ``(task, datetime, path)`` for the samples files."""
+    folder = Path(folder)
+    results: dict[str, Path] = {}
+    samples: list[tuple[str, str, Path]] = []
+    for path in sorted(folder.iterdir()):
+        if m := RESULTS_RE.match(path.name):
+            results[m["stamp"]] = path
+        elif m := SAMPLES_RE.match(path.name):
+            samples.append((m["task"], m["stamp"], path))
+    return results, samples
+
+
+def model_name(results: dict, *, file: str) -> str:
+    """The model name recorded by lm-eval (``model_name``, else ``pretrained=`` of ``model_args``)."""
+    name = results.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    args = (results.get("config") or {}).get("model_args")
+    if isinstance(args, str):
+        for part in args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "pretrained" and value.strip():
+                return value.strip()
+    if isinstance(args, dict) and isinstance(args.get("pretrained"), str):
+        return args["pretrained"]
+    raise InputError(
+        "cannot tell the model: neither 'model_name' nor 'pretrained=' in config.model_args",
+        file=file,
+        field="model_name",
+    )
+
+
+def read_results_json(path: str | Path) -> dict:
+    name = relpath(path)
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", file=name, line=exc.lineno) from None
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", file=name)
+    return record
+
+
+def provenance(results: dict) -> str:
+    """One line of what lm-eval recorded about the run (kept in the accounting notes)."""
+    config = results.get("config") or {}
+    seeds = {
+        k: config.get(k)
+        for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
+        if k in config
+    }
+    parts = [
+        f"lm_eval_version={results.get('lm_eval_version')}",
+        f"git_hash={results.get('git_hash')}",
+        f"model_args={config.get('model_args')}",
+        f"seeds={json.dumps(seeds, sort_keys=True)}",
+    ]
+    return "; ".join(parts)
+
+
+def _choose_metric(record: dict, metrics: list[str], *, file: str, line: int) -> str:
+    listed = record.get("metrics")
+    candidates = listed if isinstance(listed, list) else [m for m in metrics if m in record]
+    for metric in metrics:
+        if metric in candidates and metric in record:
+            return metric
+    raise InputError(
+        f"none of the configured metrics {metrics} is in this sample "
+        f"(it has {sorted(k for k in (listed or []) if isinstance(k, str))}); "
+        "set benchmark.lm_eval.metrics in config",
+        file=file,
+        line=line,
+        field="metrics",
+    )
+
+
+def read_samples(
+    path: str | Path,
+    *,
+    model: str,
+    task: str,
+    filter_name: str | None,
+    metrics: list[str],
+    epoch: int = 1,
+    accounting=None,
+) -> pd.DataFrame:
+    """Read one ``samples_<task>_<datetime>.jsonl`` file.
+
+    Parameters
+    ----------
+    path : str or Path
+    model, task : str
+        From the sibling results file and the file name.
+    filter_name : str or None
+        lm-eval filter whose lines are scored (``none``, ``strict-match``, …). ``None``
+        accepts a file with a single filter and refuses one with several, naming them.
+        Lines of other filters are counted exclusions.
+    metrics : list of str
+        Per-sample metric to score by, first present wins (``acc`` then ``exact_match``).
+    epoch : int
+        Repeat number of this file among re-runs of the task.
+    accounting : Accounting, optional
+
+    Returns
+    -------
+    DataFrame
+        Columns of :data:`rederive.io.tabular.COLUMNS`; ``item_id`` is ``doc_id`` as text.
+    """
+    name = relpath(path)
+    lines = list(iter_jsonl(path))
+    if not lines:
+        raise InputError("samples file has no lines", file=name)
+    for number, record in lines:
+        for field in REQUIRED:
+            if field not in record:
+                raise InputError("required field is missing", file=name, line=number, field=field)
+    filters = sorted({str(record["filter"]) for _, record in lines})
+    if filter_name is None:
+        if len(filters) > 1:
+            raise InputError(
+                f"this file scores several filters {filters}: choose one with benchmark.lm_eval.filter",
+                file=name,
+                field="filter",
+            )
+        chosen = filters[0]
+    else:
+        if filter_name not in filters:
+            raise InputError(
+                f"filter {filter_name!r} (benchmark.lm_eval.filter) is not in this file; it has {filters}",
+                file=name,
+                field="filter",
+            )
+        chosen = filter_name
+    records = []
+    seen: dict[str, int] = {}
+    for number, record in lines:
+        if accounting is not None:
+            accounting.rows_read += 1
+        if str(record["filter"]) != chosen:
+            if accounting is not None:
+                accounting.exclude(f"other lm-eval filter ({record['filter']})", number)
+            continue
+        doc_id = record["doc_id"]
+        if (
+            isinstance(doc_id, bool)
+            or not isinstance(doc_id, int | str)
+            or str(doc_id).strip() == ""
+        ):
+            raise InputError(
+                f"doc_id {doc_id!r} is not an integer or text",
+                file=name,
+                line=number,
+                field="doc_id",
+            )
+        item = str(doc_id)
+        if item in seen:
+            raise InputError(
+                f"doc_id {item} already appears on line {seen[item]} for filter {chosen!r}",
+                file=name,
+                line=number,
+                field="doc_id",
+            )
+        seen[item] = number
+        metric = _choose_metric(record, metrics, file=name, line=number)
+        score = parse_correct(record[metric], file=name, line=number, field=metric)
+        if score is None:
+            if accounting is not None:
+                accounting.exclude(f"missing score ({metric} is null)", number)
+            continue
+        doc_hash = record.get("doc_hash")
+        if accounting is not None:
+            accounting.rows_used += 1
+        records.append(
+            {
+                "model": model,
+                "task": task,
+                "item_id": item,
+                "category": task,
+                "correct": score,
+                "epoch": epoch,
+                "source_file": name,
+                "line": number,
+                "doc_hash": str(doc_hash) if doc_hash is not None else None,
+                "response": _first_response(record.get("filtered_resps")),
+            }
+        )
+    return frame_from_records(records)
+
+
+def _first_response(value) -> str | None:
+    # filtered_resps is a list (one entry per request); generation tasks hold the
+    # extracted answer as text, loglikelihood tasks hold [logprob, is_greedy] pairs.
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def read_lm_eval_model_dir(
+    folder: str | Path,
+    *,
+    filter_name: str | None = None,
+    metrics: list[str] | None = None,
+    accounting=None,
+) -> pd.DataFrame:
+    """Read every samples file of one model folder of an lm-eval ``--output_path``.
+
+    Parameters
+    ----------
+    folder : str or Path
+        ``<out>/<model_name_sanitized>/`` holding ``results_*.json`` and
+        ``samples_*.jsonl`` files.
+    filter_name, metrics : see :func:`read_samples`
+    accounting : Accounting, optional
+        Provenance of each results file is appended to its notes.
+
+    Returns
+    -------
+    DataFrame
+        Long reader frame over all tasks of the folder.
+    """
+    folder = Path(folder)
+    name = relpath(folder)
+    metrics = list(metrics or ["acc", "exact_match"])
+    if not folder.is_dir():
+        raise InputError("expected an lm-eval model folder", file=name)
+    results_files, samples_files = find_files(folder)
+    if not samples_files:
+        raise InputError(
+            "no samples_<task>_<datetime>.jsonl files: run lm_eval with --log_samples", file=name
+        )
+    models = {}
+    for stamp, path in results_files.items():
+        record = read_results_json(path)
+        models[stamp] = model_name(record, file=relpath(path))
+        if accounting is not None:
+            accounting.notes.append(f"{path.name}: {provenance(record)}")
+    distinct = sorted(set(models.values()))
+    if len(distinct) > 1:
+        raise InputError(
+            f"results files of this folder name different models {distinct}: one folder per model",
+            file=name,
+        )
+    frames = []
+    by_task: dict[str, list[tuple[str, Path]]] = {}
+    for task, stamp, path in samples_files:
+        if stamp not in models:
+            raise InputError(
+                f"no sibling results_{stamp}.json for this samples file (it names the model)",
+                file=relpath(path),
+            )
+        by_task.setdefault(task, []).append((stamp, path))
+    for task in sorted(by_task):
+        for epoch, (stamp, path) in enumerate(sorted(by_task[task]), start=1):
+            frames.append(
+                read_samples(
+                    path,
+                    model=models[stamp],
+                    task=task,
+                    filter_name=filter_name,
+                    metrics=metrics,
+                    epoch=epoch,
+                    accounting=accounting,
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def reported_scores(
+    folder: str | Path, *, filter_name: str | None, metrics: list[str]
+) -> pd.DataFrame:
+    """The aggregate scores lm-eval itself reported in ``results_*.json``.
+
+    One row per (model, task, datetime) with ``metric``, ``filter`` and ``value``
+    (``results[task]["<metric>,<filter>"]``), so the study can check its own
+    recomputation against the harness's number. Tasks whose key is absent (e.g. a
+    group) are skipped: they have no per-sample counterpart.
+    """
+    folder = Path(folder)
+    results_files, samples_files = find_files(folder)
+    rows = []
+    for task, stamp, _ in samples_files:
+        if stamp not in results_files:
+            continue
+        record = read_results_json(results_files[stamp])
+        scores = (record.get("results") or {}).get(task) or {}
+        for metric in metrics:
+            keys = [
+                k
+                for k in scores
+                if k.startswith(f"{metric},") and not k.startswith(f"{metric}_stderr")
+            ]
+            chosen = [k for k in keys if filter_name is None or k == f"{metric},{filter_name}"]
+            if len(chosen) == 1 and isinstance(scores[chosen[0]], int | float):
+                rows.append(
+                    {
+                        "model": model_name(record, file=relpath(results_files[stamp])),
+                        "task": task,
+                        "metric": metric,
+                        "filter": chosen[0].split(",", 1)[1],
+                        "value": float(scores[chosen[0]]),
+                        "file": relpath(results_files[stamp]),
+                    }
+                )
+                break
+    return pd.DataFrame(rows, columns=["model", "task", "metric", "filter", "value", "file"])

@@ -1,0 +1,334 @@
+"""Readers for plain graded-results tables: a wide matrix CSV and a long CSV/JSONL.
+
+Both return the long frame every benchmark reader returns (:data:`COLUMNS`): one
+row per (model, item, epoch) with ``correct`` in [0, 1], and the file and line it
+came from, so any later error can point back at the cell a user has to fix.
+
+* Matrix CSV: first column is the item id (any header, even blank), every other
+  column is one model; cells are 0/1 (or a partial-credit fraction), blank =
+  missing. This is the layout of the ChemBench matrix of irt-on-bench.
+* Long CSV or JSONL: one row per graded answer with ``model, item_id, correct``
+  and optional ``task, category, epoch, response``. Rows repeating a
+  (model, task, item) without an ``epoch`` column are repeats and get epochs
+  1, 2, … in file order; they are averaged within the item downstream.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io.jsonl import iter_jsonl
+
+COLUMNS = [
+    "model",
+    "task",
+    "item_id",
+    "category",
+    "correct",
+    "epoch",
+    "source_file",
+    "line",
+    "doc_hash",
+    "response",
+]
+
+_TRUE = {"true", "yes", "correct", "c"}
+_FALSE = {"false", "no", "incorrect", "i"}
+
+
+def empty_frame() -> pd.DataFrame:
+    return frame_from_records([])
+
+
+def frame_from_records(records: list[dict]) -> pd.DataFrame:
+    """Long reader frame with fixed column order and dtypes (stable parquet schema)."""
+    frame = pd.DataFrame.from_records(records, columns=COLUMNS)
+    for column in ("model", "task", "item_id", "category", "source_file", "doc_hash", "response"):
+        frame[column] = frame[column].astype("string")
+    frame["correct"] = frame["correct"].astype(float)
+    frame["epoch"] = frame["epoch"].astype("int64")
+    frame["line"] = frame["line"].astype("Int64")
+    return frame
+
+
+def parse_correct(value, *, file: str, line: int | None, field: str) -> float | None:
+    """A score in [0, 1] from a cell or JSON value; ``None`` for a blank/null cell.
+
+    Accepts numbers in [0, 1], booleans, and the words true/false/correct/incorrect.
+    Anything else is an :class:`InputError`: a score we cannot read must not be
+    guessed at (treating it as 0 would bias the model's accuracy down).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        number = float(value)
+    else:
+        text = str(value).strip()
+        if text == "" or text.lower() in {"na", "nan", "null", "none"}:
+            return None
+        if text.lower() in _TRUE:
+            return 1.0
+        if text.lower() in _FALSE:
+            return 0.0
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError(
+                f"score {text!r} is not a number in [0, 1] or true/false",
+                file=file,
+                line=line,
+                field=field,
+            ) from None
+    if math.isnan(number):
+        return None
+    if not 0.0 <= number <= 1.0:
+        raise InputError(f"score {number:g} is outside [0, 1]", file=file, line=line, field=field)
+    return number
+
+
+def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=None) -> pd.DataFrame:
+    """Read a wide items × models 0/1 matrix.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV whose first column is the item id and whose other columns are models.
+    task : str, optional
+        Task name of every item (default: the file stem), part of the item key.
+    accounting : rederive.io.accounting.Accounting, optional
+        Counts one row per cell; blank cells are counted as
+        ``"missing score (blank cell)"`` exclusions.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS`, ``epoch`` = 1.
+    """
+    name = relpath(path)
+    task = task or Path(path).stem
+    try:
+        handle = open(path, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
+    records = []
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputError("empty file: expected a header row", file=name, line=1) from None
+        except UnicodeDecodeError:
+            raise InputError("not valid UTF-8", file=name, line=1) from None
+        models = [m.strip() for m in header[1:]]
+        if not models:
+            raise InputError(
+                "a matrix needs an item-id column and at least one model column", file=name, line=1
+            )
+        for position, model in enumerate(models, start=2):
+            if not model:
+                raise InputError(f"model column {position} has no name", file=name, line=1)
+        duplicated = sorted({m for m in models if models.count(m) > 1})
+        if duplicated:
+            raise InputError(
+                f"model columns appear twice: {', '.join(duplicated)}", file=name, line=1
+            )
+        seen: dict[str, int] = {}
+        try:
+            for number, row in enumerate(reader, start=2):
+                if not row or all(not cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputError(
+                        f"row has {len(row)} cells, the header has {len(header)}",
+                        file=name,
+                        line=number,
+                    )
+                item = row[0].strip()
+                if not item:
+                    raise InputError(
+                        "item id is blank", file=name, line=number, field=header[0] or "column 1"
+                    )
+                if item in seen:
+                    raise InputError(
+                        f"item id {item!r} already used on line {seen[item]}",
+                        file=name,
+                        line=number,
+                        field=header[0] or "column 1",
+                    )
+                seen[item] = number
+                for model, cell in zip(models, row[1:], strict=True):
+                    if accounting is not None:
+                        accounting.rows_read += 1
+                    score = parse_correct(cell, file=name, line=number, field=model)
+                    if score is None:
+                        if accounting is not None:
+                            accounting.exclude("missing score (blank cell)", number)
+                        continue
+                    if accounting is not None:
+                        accounting.rows_used += 1
+                    records.append(
+                        {
+                            "model": model,
+                            "task": task,
+                            "item_id": item,
+                            "category": None,
+                            "correct": score,
+                            "epoch": 1,
+                            "source_file": name,
+                            "line": number,
+                            "doc_hash": None,
+                            "response": None,
+                        }
+                    )
+        except UnicodeDecodeError:
+            raise InputError("not valid UTF-8", file=name) from None
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", file=name, line=reader.line_num) from None
+    return frame_from_records(records)
+
+
+_LONG_REQUIRED = ("model", "item_id", "correct")
+
+
+def _iter_long_csv(path: str | Path, name: str):
+    try:
+        handle = open(path, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
+    with handle:
+        reader = csv.DictReader(handle)
+        try:
+            fields = reader.fieldnames or []
+            for field in _LONG_REQUIRED:
+                if field not in fields:
+                    raise InputError("required column is missing", file=name, line=1, field=field)
+            for row in reader:
+                if None in row:
+                    raise InputError(
+                        "row has more cells than the header", file=name, line=reader.line_num
+                    )
+                if all(v is None or not str(v).strip() for v in row.values()):
+                    continue
+                yield reader.line_num, row
+        except UnicodeDecodeError:
+            raise InputError("not valid UTF-8", file=name) from None
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", file=name, line=reader.line_num) from None
+
+
+def _text(value) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> pd.DataFrame:
+    """Read a long CSV (``.csv``) or JSONL (``.jsonl``) of graded answers.
+
+    Parameters
+    ----------
+    path : str or Path
+    task : str, optional
+        Task of rows without a ``task`` value (default: the file stem).
+    accounting : Accounting, optional
+        One row per line; a blank/null ``correct`` is the counted exclusion
+        ``"missing score"``.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS`.
+    """
+    name = relpath(path)
+    default_task = task or Path(path).stem
+    suffix = Path(path).suffix.lower()
+    if suffix == ".jsonl":
+        rows = _iter_long_jsonl(path, name)
+    elif suffix == ".csv":
+        rows = _iter_long_csv(path, name)
+    else:
+        raise InputError("a long results file must end in .csv or .jsonl", file=name)
+    records = []
+    has_epoch = None
+    keys: dict[tuple, int] = {}
+    for number, row in rows:
+        if accounting is not None:
+            accounting.rows_read += 1
+        model = _text(row.get("model"))
+        item = _text(row.get("item_id"))
+        if model is None:
+            raise InputError("model is blank", file=name, line=number, field="model")
+        if item is None:
+            raise InputError("item_id is blank", file=name, line=number, field="item_id")
+        row_task = _text(row.get("task")) or default_task
+        score = parse_correct(row.get("correct"), file=name, line=number, field="correct")
+        if score is None:
+            if accounting is not None:
+                accounting.exclude("missing score", number)
+            continue
+        epoch_text = _text(row.get("epoch"))
+        if has_epoch is None:
+            has_epoch = epoch_text is not None
+        key = (model, row_task, item)
+        if has_epoch:
+            try:
+                epoch = int(str(epoch_text))
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"epoch {epoch_text!r} is not a whole number",
+                    file=name,
+                    line=number,
+                    field="epoch",
+                ) from None
+            if (*key, epoch) in keys:
+                raise InputError(
+                    f"(model, task, item_id, epoch) = {(*key, epoch)} already on line {keys[(*key, epoch)]}",
+                    file=name,
+                    line=number,
+                    field="epoch",
+                )
+            keys[(*key, epoch)] = number
+        else:
+            if epoch_text is not None:
+                raise InputError(
+                    "epoch is given on some rows only (the first row has none)",
+                    file=name,
+                    line=number,
+                    field="epoch",
+                )
+            # Without an epoch column a repeated (model, item) is a repeat.
+            epoch = keys.get(key, 0) + 1
+            keys[key] = epoch
+        if accounting is not None:
+            accounting.rows_used += 1
+        records.append(
+            {
+                "model": model,
+                "task": row_task,
+                "item_id": item,
+                "category": _text(row.get("category")),
+                "correct": score,
+                "epoch": epoch,
+                "source_file": name,
+                "line": number,
+                "doc_hash": None,
+                "response": _text(row.get("response")),
+            }
+        )
+    return frame_from_records(records)
+
+
+def _iter_long_jsonl(path, name):
+    for number, record in iter_jsonl(path):
+        for field in _LONG_REQUIRED:
+            if field not in record:
+                raise InputError("required field is missing", file=name, line=number, field=field)
+        yield number, record

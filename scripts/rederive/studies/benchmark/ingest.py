@@ -1,0 +1,100 @@
+"""Rule ``ingest_benchmark_run``: read one run in its native format, validate it,
+and write the long labelled table plus its accounting.
+
+Every reader returns the same long frame (model, task, item_id, category, correct
+in [0, 1], epoch, source_file, line, doc_hash, response); this step only chooses
+the reader and records provenance.
+"""
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.errors import relpath
+from rederive.io import inspect_log, lm_eval
+from rederive.io.accounting import Accounting
+from rederive.io.hashing import sha256_file
+from rederive.io.inspect_log import read_eval_log
+from rederive.io.lm_eval import read_lm_eval_model_dir
+from rederive.io.tabular import read_long, read_matrix_csv
+from rederive.runner import run
+
+
+def content_hash(files: list[Path]) -> str:
+    """SHA-256 of a run: of the file, or of the names and hashes of a folder's files."""
+    if len(files) == 1:
+        return sha256_file(files[0])
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path.name}\t{sha256_file(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
+    """Dispatch to the reader of ``fmt`` with the study's reader settings."""
+    if fmt == "matrix":
+        return read_matrix_csv(path, accounting=accounting)
+    if fmt == "long":
+        return read_long(path, accounting=accounting)
+    if fmt == "lm_eval":
+        return read_lm_eval_model_dir(
+            path,
+            filter_name=params["lm_eval"].get("filter"),
+            metrics=params["lm_eval"]["metrics"],
+            accounting=accounting,
+        )
+    if fmt == "inspect":
+        return read_eval_log(
+            path,
+            scorer=params["inspect"].get("scorer"),
+            category_field=params["inspect"].get("category_field"),
+            accounting=accounting,
+        )
+    raise ValueError(f"unknown input format {fmt!r}")
+
+
+REPORTED_COLUMNS = ["model", "task", "metric", "filter", "value", "file"]
+
+
+def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
+    """The harness's own aggregate score(s) for the run, to check ours against."""
+    if fmt == "lm_eval":
+        return lm_eval.reported_scores(
+            path, filter_name=params["lm_eval"].get("filter"), metrics=params["lm_eval"]["metrics"]
+        )
+    if fmt == "inspect":
+        return inspect_log.reported_scores(path, scorer=params["inspect"].get("scorer"))
+    return pd.DataFrame(columns=REPORTED_COLUMNS)
+
+
+def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
+    accounting = Accounting(
+        study="benchmark", run=run_id, file=relpath(path), sha256=content_hash(files)
+    )
+    frame = read_run(fmt, path, params=params, accounting=accounting)
+    frame.insert(0, "run", run_id)
+    frame.insert(1, "format", fmt)
+    accounting.check_balance()
+    return frame, accounting
+
+
+def main(snakemake):
+    frame, accounting = ingest(
+        snakemake.wildcards.run,
+        snakemake.params.format,
+        Path(snakemake.params.path),
+        [Path(p) for p in snakemake.input.files],
+        dict(snakemake.params.readers),
+    )
+    frame.to_parquet(snakemake.output.labelled, index=False)
+    accounting.write(snakemake.output.accounting)
+    scores = reported(
+        snakemake.params.format, Path(snakemake.params.path), params=dict(snakemake.params.readers)
+    )
+    scores.insert(0, "run", snakemake.wildcards.run)
+    scores.to_csv(snakemake.output.reported, index=False, float_format="%.12g", lineterminator="\n")
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    run(main, snakemake)  # noqa: F821

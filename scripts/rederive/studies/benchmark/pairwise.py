@@ -1,0 +1,140 @@
+"""Rule ``analyse_benchmark_pairwise``: every model pair compared item by item,
+with bootstrap p-values, Benjamini–Hochberg q-values, and a ranking that shows
+which models cannot be separated.
+
+All models share one bootstrap resample of items (or clusters), so each pairwise
+difference is paired by item: the items both models saw, drawn together. Ranks
+are reported as a range: the best rank is 1 + the number of models significantly
+better (q < ``fdr_q``), the worst is n − the number significantly worse; models
+whose ranges overlap are not separable at that FDR.
+
+References
+----------
+Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
+Hall, P. & Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing. *Biometrics* 47, 757–762.
+"""
+
+import numpy as np
+import pandas as pd
+
+from rederive.report.latex import booktabs
+from rederive.runner import run
+from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_for
+from rederive.stats.multitest import bh_adjust
+from rederive.stats.rates import round_half_up
+from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
+
+
+def pairwise(
+    matrix: pd.DataFrame, clusters, *, n_boot: int, seed: int, fdr_q: float
+) -> pd.DataFrame:
+    """All unordered model pairs: paired difference (a − b) in points, CI, p, BH q.
+
+    Pairs are oriented so that ``a`` is the model with the higher accuracy (ties by
+    name), which makes ``diff_pct`` non-negative and the table easier to read.
+    """
+    values = matrix.to_numpy(dtype=float)
+    boot = bootstrap_mean(values, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, "pairwise"))
+    order = sorted(range(len(matrix.columns)), key=lambda j: (-boot.estimate[j], matrix.columns[j]))
+    names = [matrix.columns[j] for j in order]
+    table = pairwise_differences(names, boot.estimate[order], boot.replicates[:, order])
+    reject, qvalues = bh_adjust(table["p_value"].to_numpy(), fdr_q)
+    index = {name: j for j, name in enumerate(matrix.columns)}
+    a = values[:, [index[n] for n in table["a"]]]
+    b = values[:, [index[n] for n in table["b"]]]
+    both = ~np.isnan(a) & ~np.isnan(b)
+    out = pd.DataFrame(
+        {
+            "a": table["a"],
+            "b": table["b"],
+            "n_items": both.sum(axis=0),
+            # Discordant items carry the whole paired difference for 0/1 scores.
+            "a_only": ((a > b) & both).sum(axis=0),
+            "b_only": ((b > a) & both).sum(axis=0),
+            "diff_pct": [round_half_up(100 * v, 1) for v in table["diff"]],
+            "diff": table["diff"],
+            "ci_low_pct": [round_half_up(100 * v, 1) for v in table["ci_low"]],
+            "ci_high_pct": [round_half_up(100 * v, 1) for v in table["ci_high"]],
+            "p_value": table["p_value"],
+            "q_value": qvalues,
+            "significant": reject,
+            "fdr_q": fdr_q,
+            "n_boot": n_boot,
+            "seed": seed,
+        }
+    )
+    return out
+
+
+def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Rank range per model and the models it is tied with (not separable at q)."""
+    models = list(accuracy["model"])
+    n = len(models)
+    better = dict.fromkeys(models, 0)
+    worse = dict.fromkeys(models, 0)
+    ties: dict[str, list[str]] = {m: [] for m in models}
+    for row in pairs.itertuples(index=False):
+        if row.significant and row.diff > 0:
+            better[row.b] += 1
+            worse[row.a] += 1
+        elif row.significant and row.diff < 0:
+            better[row.a] += 1
+            worse[row.b] += 1
+        else:
+            ties[row.a].append(row.b)
+            ties[row.b].append(row.a)
+    position = {m: i for i, m in enumerate(models)}
+    out = accuracy[["model", "accuracy_pct", "ci_low_pct", "ci_high_pct"]].copy()
+    out.insert(0, "order", range(1, n + 1))
+    out["rank_best"] = [1 + better[m] for m in models]
+    out["rank_worst"] = [n - worse[m] for m in models]
+    out["rank"] = [
+        str(lo) if lo == hi else f"{lo}-{hi}"
+        for lo, hi in zip(out["rank_best"], out["rank_worst"], strict=True)
+    ]
+    out["n_tied"] = [len(ties[m]) for m in models]
+    out["tied_with"] = ["; ".join(sorted(ties[m], key=position.get)) for m in models]
+    return out
+
+
+def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str) -> str:
+    body = pd.DataFrame(
+        {
+            "Model": rank["model"],
+            "Accuracy (%)": rank["accuracy_pct"],
+            "95% CI": [
+                f"[{lo:.1f}, {hi:.1f}]"
+                for lo, hi in zip(rank["ci_low_pct"], rank["ci_high_pct"], strict=True)
+            ],
+            "Rank": rank["rank"].str.replace("-", "--", regex=False),
+            "Tied with": rank["n_tied"],
+        }
+    )
+    return booktabs(
+        body,
+        caption=(
+            f"Ranking with ties: a rank range covers the models not separable from this one "
+            f"(paired item bootstrap, BH q < {fdr_q:g}). {caption_note}"
+        ),
+        label="tab:benchmark-ranking",
+        decimals={"Accuracy (%)": 1, "Tied with": 0},
+    )
+
+
+def main(snakemake):
+    p = snakemake.params
+    matrix, items = load_scores(snakemake.input.db)
+    accuracy = pd.read_csv(snakemake.input.accuracy)
+    pairs = pairwise(
+        matrix, clusters_for(items, p.cluster_by), n_boot=p.n_boot, seed=p.seed, fdr_q=p.fdr_q
+    )
+    pct = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1}
+    write_csv(fixed_decimals(pairs, pct), snakemake.output.pairwise, float_format="%.6g")
+    rank = ranking(accuracy, pairs)
+    write_csv(rank, snakemake.output.ranking, float_format="%.1f")
+    with open(snakemake.output.tex, "w") as handle:
+        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=p.data_note))
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    run(main, snakemake)  # noqa: F821

@@ -1,0 +1,247 @@
+"""Rule ``build_benchmark_warehouse``: join the runs, check that they are comparable,
+and write ``results/benchmark/benchmark.duckdb``.
+
+Checks, each an :class:`~rederive.errors.InputError` naming the files at fault:
+
+* a (model, task) comes from one run only (two runs of one model would otherwise
+  be silently pooled as repeats);
+* lm-eval ``doc_hash`` agrees across models for each ``(task, doc_id)``: same key,
+  different document means the runs used different dataset versions;
+* every model answered the same items. When ``item_sets: intersection`` the
+  comparison uses the shared items only and every dropped score is counted in the
+  ``alignment`` table (shown in ``data_quality.csv``).
+
+Repeats/epochs are averaged within (model, item) here, before any error bar, so a
+model run with 5 epochs does not get 5× the weight of the items.
+"""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io import warehouse
+from rederive.runner import run
+
+ITEM_KEY_SEP = ":"
+
+
+def item_sort_key(item_ids: pd.Series) -> pd.Series:
+    """Numeric ids sort as numbers (2 < 10), others as text after them."""
+    numeric = pd.to_numeric(item_ids, errors="coerce")
+    return numeric.fillna(float("inf")).astype(float)
+
+
+def check_one_run_per_model(responses: pd.DataFrame) -> None:
+    runs = responses.groupby(["model", "task"], sort=True)["run"].unique()
+    for (model, task), names in runs.items():
+        if len(names) > 1:
+            files = sorted(
+                responses.loc[responses["run"].isin(names), "source_file"]
+                .str.split("!")
+                .str[0]
+                .unique()
+            )
+            raise InputError(
+                f"model {model!r} has task {task!r} in several runs ({', '.join(sorted(names))}); "
+                "keep one run per model and task, or rename the model in one of them",
+                file=files[0],
+                field="model",
+            )
+
+
+def check_doc_hashes(responses: pd.DataFrame) -> None:
+    """Refuse items whose lm-eval ``doc_hash`` differs between models."""
+    hashed = responses.dropna(subset=["doc_hash"])
+    if hashed.empty:
+        return
+    distinct = hashed.groupby(["task", "item_id"], sort=True)["doc_hash"].nunique()
+    bad = distinct[distinct > 1]
+    if bad.empty:
+        return
+    task, item = bad.index[0]
+    rows = hashed[(hashed["task"] == task) & (hashed["item_id"] == item)]
+    first = rows.iloc[0]
+    other = rows[rows["doc_hash"] != first["doc_hash"]].iloc[0]
+    raise InputError(
+        f"doc_hash of task {task!r} doc_id {item} differs between models: {first['model']} "
+        f"({first['source_file']}:{first['line']}) has {first['doc_hash'][:12]}…, {other['model']} has "
+        f"{other['doc_hash'][:12]}…; the runs used different documents under the same id "
+        f"({len(bad)} item(s) affected). Re-run on the same dataset version",
+        file=other["source_file"],
+        line=int(other["line"]) if pd.notna(other["line"]) else None,
+        field="doc_hash",
+    )
+
+
+def read_item_metadata(path: Path | None) -> pd.DataFrame | None:
+    """Optional ``items.csv``: ``item_id`` (+ ``task``), ``category``, ``group``."""
+    if path is None or not path.exists():
+        return None
+    name = relpath(path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if "item_id" not in frame.columns:
+        raise InputError("required column is missing", file=name, line=1, field="item_id")
+    for column in ("task", "category", "group"):
+        if column not in frame.columns:
+            frame[column] = ""
+    frame = frame[["task", "item_id", "category", "group"]].apply(lambda s: s.str.strip())
+    dup = frame.duplicated(["task", "item_id"], keep="first")
+    if dup.any():
+        line = int(dup.to_numpy().nonzero()[0][0]) + 2
+        raise InputError("item listed twice", file=name, line=line, field="item_id")
+    return frame.replace("", pd.NA)
+
+
+def item_table(responses: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per (task, item_id) with its category and resampling group."""
+    cats = (
+        responses.dropna(subset=["category"])
+        .groupby(["task", "item_id"], sort=True)["category"]
+        .unique()
+    )
+    conflicts = cats[cats.map(len) > 1]
+    if not conflicts.empty:
+        (task, item), values = conflicts.index[0], conflicts.iloc[0]
+        row = responses[(responses["task"] == task) & (responses["item_id"] == item)].iloc[0]
+        raise InputError(
+            f"item {task}/{item} has different categories across runs: {sorted(values)}",
+            file=row["source_file"],
+            field="category",
+        )
+    items = responses[["task", "item_id"]].drop_duplicates().copy()
+    items["category"] = [
+        cats.get((t, i), [pd.NA])[0] for t, i in zip(items["task"], items["item_id"], strict=True)
+    ]
+    items["group"] = pd.NA
+    if metadata is not None:
+        by_task = metadata.dropna(subset=["task"])
+        any_task = metadata[metadata["task"].isna()].drop(columns="task")
+        merged = items.merge(by_task, on=["task", "item_id"], how="left", suffixes=("", "_meta"))
+        merged = merged.merge(any_task, on="item_id", how="left", suffixes=("", "_any"))
+        for column in ("category", "group"):
+            meta = merged[f"{column}_meta"].combine_first(merged[f"{column}_any"])
+            merged[column] = meta.combine_first(merged[column])
+        items = merged[["task", "item_id", "category", "group"]].copy()
+    items["category"] = items["category"].fillna(items["task"]).astype("string")
+    items["group"] = items["group"].astype("string")
+    items["item_key"] = items["task"] + ITEM_KEY_SEP + items["item_id"]
+    items["_order"] = item_sort_key(items["item_id"])
+    items = (
+        items.sort_values(["task", "_order", "item_id"])
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+    return items[["item_key", "task", "item_id", "category", "group"]]
+
+
+def align_items(
+    scores: pd.DataFrame, policy: str, files: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Keep items answered by every model, or refuse when item sets differ.
+
+    Returns
+    -------
+    kept : DataFrame
+        ``scores`` restricted to the shared items.
+    overlap : DataFrame
+        Per model: items answered, shared by all, dropped (``n_dropped``).
+    """
+    models = sorted(scores["model"].unique())
+    per_item = scores.groupby("item_key")["model"].nunique()
+    shared = set(per_item[per_item == len(models)].index)
+    answered = scores.groupby("model")["item_key"].nunique()
+    n_union = per_item.size
+    overlap = pd.DataFrame(
+        {
+            "model": models,
+            "n_items_answered": [int(answered[m]) for m in models],
+            "n_items_union": n_union,
+            "n_items_shared": len(shared),
+        }
+    )
+    overlap["n_dropped"] = overlap["n_items_answered"] - overlap["n_items_shared"]
+    if len(shared) == n_union:
+        return scores, overlap
+    if policy != "intersection":
+        lines = []
+        first_file = None
+        for model in models:
+            have = set(scores.loc[scores["model"] == model, "item_key"])
+            missing = sorted(set(per_item.index) - have)
+            if missing:
+                first_file = first_file or (files or {}).get(model)
+                lines.append(f"{model}: {len(missing)} missing, e.g. {', '.join(missing[:3])}")
+        raise InputError(
+            f"the models were not graded on the same items: {len(shared)} of {n_union} items are shared "
+            f"by all {len(models)} models ({'; '.join(lines[:6])}{' …' if len(lines) > 6 else ''}). "
+            "Fix the runs, or set benchmark.item_sets: intersection to compare on the shared items only",
+            file=first_file,
+            field="item_id",
+        )
+    if not shared:
+        raise InputError("the models share no item at all: nothing to compare", field="item_id")
+    return scores[scores["item_key"].isin(shared)].reset_index(drop=True), overlap
+
+
+def build_tables(
+    responses: pd.DataFrame, metadata: pd.DataFrame | None, policy: str
+) -> dict[str, pd.DataFrame]:
+    if responses.empty:
+        raise InputError("no graded answers were read: every run is empty or fully excluded")
+    check_one_run_per_model(responses)
+    check_doc_hashes(responses)
+    items = item_table(responses, metadata)
+    responses = responses.merge(
+        items[["task", "item_id", "item_key"]], on=["task", "item_id"], how="left"
+    )
+    scores = (
+        responses.groupby(["model", "item_key"], sort=True)
+        .agg(score=("correct", "mean"), n_epochs=("epoch", "nunique"), n_rows=("correct", "size"))
+        .reset_index()
+    )
+    files = responses.groupby("model")["source_file"].first().str.split("!").str[0].to_dict()
+    kept, overlap = align_items(scores, policy, files)
+    item_index = pd.Series(range(len(items)), index=items["item_key"])
+    kept = (
+        kept.assign(_i=kept["item_key"].map(item_index))
+        .sort_values(["model", "_i"])
+        .drop(columns="_i")
+    )
+    items = items[items["item_key"].isin(set(kept["item_key"]))].reset_index(drop=True)
+    models = (
+        responses.groupby("model", sort=True)
+        .agg(run=("run", "first"), format=("format", "first"), n_rows=("correct", "size"))
+        .reset_index()
+    )
+    return {
+        "responses": responses,
+        "scores": kept.reset_index(drop=True),
+        "items": items,
+        "models": models,
+        "overlap": overlap,
+    }
+
+
+def main(snakemake):
+    frames = [pd.read_parquet(p) for p in sorted(snakemake.input.labelled)]
+    responses = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    items_path = Path(snakemake.params.items_file) if snakemake.params.items_file else None
+    tables = build_tables(responses, read_item_metadata(items_path), snakemake.params.item_sets)
+    accounting = [json.loads(Path(p).read_text()) for p in sorted(snakemake.input.accounting)]
+    tables["accounting"] = pd.DataFrame(
+        [
+            {k: a[k] for k in ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")}
+            for a in accounting
+        ]
+    )
+    reported = [
+        pd.read_csv(p, dtype={"model": str, "task": str}) for p in sorted(snakemake.input.reported)
+    ]
+    tables["reported"] = pd.concat(reported, ignore_index=True) if reported else pd.DataFrame()
+    warehouse.build(snakemake.output.db, tables)
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    run(main, snakemake)  # noqa: F821

@@ -1,0 +1,140 @@
+"""Statistics of the benchmark study against references, on the real ChemBench matrix.
+
+References and tolerances:
+* accuracy = the published per-model scores (irt-on-bench model_score_allcorrect.csv,
+  column means of the matrix): |diff| ≤ 1e-12;
+* the item-bootstrap SE of a proportion ≈ the binomial SE sqrt(p(1−p)/n): within 8%
+  relative with B = 2000 (the Monte-Carlo error of an SD from 2000 draws is ~1.6%);
+* the paired bootstrap p-value ≈ McNemar's asymptotic test (the same paired
+  hypothesis on the discordant items): |Δp| ≤ 0.04 for every pair with p_McNemar > 1e-3;
+* BH q-values = statsmodels ``multipletests(method="fdr_bh")`` exactly.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from benchmark_formats import CHEMBENCH, REPO
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from rederive.io.tabular import read_matrix_csv
+from rederive.studies.benchmark import accuracy, pairwise
+from rederive.studies.benchmark.common import clusters_for
+from rederive.studies.benchmark.warehouse import build_tables
+
+PUBLISHED = REPO / "raw" / "benchmark" / "published" / "chembench_model_score_allcorrect.csv"
+
+
+@pytest.fixture(scope="module")
+def chembench():
+    frame = read_matrix_csv(CHEMBENCH).assign(run="matrix-chembench", format="matrix")
+    tables = build_tables(frame, None, "require_equal")
+    matrix = tables["scores"].pivot(index="item_key", columns="model", values="score")
+    return matrix.reindex(index=tables["items"]["item_key"]), tables["items"]
+
+
+@pytest.fixture(scope="module")
+def acc_table(chembench):
+    matrix, items = chembench
+    return accuracy.overall(matrix, items, n_boot=2000, seed=7, level=0.95, cluster_by="none")
+
+
+def test_shape_is_22_models_by_2854_items(chembench):
+    matrix, _ = chembench
+    assert matrix.shape == (2854, 22) and not matrix.isna().any().any()
+
+
+def test_accuracy_equals_published_scores(acc_table):
+    published = pd.read_csv(PUBLISHED, index_col=0)["score"]
+    ours = acc_table.set_index("model")["accuracy"]
+    assert set(ours.index) == set(published.index)
+    np.testing.assert_allclose(
+        ours[published.index].to_numpy(), published.to_numpy(), rtol=0, atol=1e-12
+    )
+    assert acc_table.loc[acc_table["model"] == "o1", "accuracy_pct"].item() == 62.9
+
+
+def test_bootstrap_se_matches_binomial_se(acc_table):
+    p = acc_table["accuracy"].to_numpy()
+    binomial = 100 * np.sqrt(p * (1 - p) / 2854)
+    np.testing.assert_allclose(acc_table["se_pct"].to_numpy(), binomial, rtol=0.08)
+    assert (acc_table["ci_low_pct"] < acc_table["accuracy_pct"]).all()
+    assert (acc_table["ci_high_pct"] > acc_table["accuracy_pct"]).all()
+
+
+def test_clustered_interval_is_wider_for_correlated_items():
+    rng = np.random.default_rng(3)
+    # 40 clusters of 10 identical items: the effective sample is 40, not 400.
+    base = rng.integers(0, 2, size=(40, 3)).astype(float)
+    matrix = pd.DataFrame(np.repeat(base, 10, axis=0), columns=["a", "b", "c"])
+    items = pd.DataFrame(
+        {
+            "item_key": [f"t:{i}" for i in range(400)],
+            "group": np.repeat(np.arange(40), 10).astype(str),
+        }
+    )
+    flat = accuracy.overall(matrix, items, n_boot=2000, seed=1, level=0.95, cluster_by="none")
+    grouped = accuracy.overall(matrix, items, n_boot=2000, seed=1, level=0.95, cluster_by="group")
+    ratio = grouped.set_index("model")["se_pct"] / flat.set_index("model")["se_pct"]
+    np.testing.assert_allclose(ratio.to_numpy(), np.sqrt(10), rtol=0.12)
+    assert (grouped["n_clusters"] == 40).all()
+    assert clusters_for(items, "none") is None
+
+
+@pytest.fixture(scope="module")
+def pairs(chembench):
+    matrix, _ = chembench
+    return pairwise.pairwise(matrix, None, n_boot=2000, seed=7, fdr_q=0.05)
+
+
+def test_pairwise_difference_is_accuracy_difference(pairs, acc_table):
+    acc = acc_table.set_index("model")["accuracy"]
+    np.testing.assert_allclose(
+        pairs["diff"], acc[pairs["a"]].to_numpy() - acc[pairs["b"]].to_numpy(), atol=1e-12
+    )
+    assert len(pairs) == 22 * 21 // 2 and (pairs["diff"] >= 0).all()
+    np.testing.assert_allclose(
+        pairs["diff"], (pairs["a_only"] - pairs["b_only"]) / pairs["n_items"], atol=1e-12
+    )
+
+
+def test_pairwise_p_agrees_with_mcnemar(pairs):
+    reference = np.array(
+        [
+            mcnemar([[0, a], [b, 0]], exact=False, correction=False).pvalue
+            for a, b in zip(pairs["a_only"], pairs["b_only"], strict=True)
+        ]
+    )
+    mask = reference > 1e-3
+    assert mask.sum() > 30
+    assert np.max(np.abs(pairs["p_value"].to_numpy()[mask] - reference[mask])) <= 0.04
+    # Where McNemar is overwhelming the bootstrap sits at its floor 1/(B+1).
+    assert pairs["p_value"].to_numpy()[reference < 1e-6] == pytest.approx(1 / 2001)
+
+
+def test_bh_q_values_are_statsmodels(pairs):
+    reject, q, _, _ = multipletests(pairs["p_value"], alpha=0.05, method="fdr_bh")
+    np.testing.assert_allclose(pairs["q_value"], q, atol=1e-15)
+    assert (pairs["significant"] == reject).all()
+
+
+def test_ranking_shows_ties():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 500).astype(float)
+    matrix = pd.DataFrame({"A": a, "A2": a, "B": np.zeros(500)})
+    matrix.loc[:5, "A2"] = 1 - matrix.loc[:5, "A2"]
+    items = pd.DataFrame({"item_key": [f"t:{i}" for i in range(500)]})
+    acc = accuracy.overall(matrix, items, n_boot=1000, seed=2, level=0.95, cluster_by="none")
+    pairs = pairwise.pairwise(matrix, None, n_boot=1000, seed=2, fdr_q=0.05)
+    rank = pairwise.ranking(acc, pairs).set_index("model")
+    assert rank.loc["B", "rank"] == "3" and rank.loc["B", "n_tied"] == 0
+    assert set(rank.loc[["A", "A2"], "rank"]) == {"1-2"}
+    assert rank.loc["A", "tied_with"] == "A2"
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers(chembench, acc_table):
+    matrix, items = chembench
+    again = accuracy.overall(matrix, items, n_boot=2000, seed=7, level=0.95, cluster_by="none")
+    pd.testing.assert_frame_equal(acc_table, again)
+    other = accuracy.overall(matrix, items, n_boot=2000, seed=8, level=0.95, cluster_by="none")
+    assert not np.array_equal(other["se_pct"], acc_table["se_pct"])
