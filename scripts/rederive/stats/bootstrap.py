@@ -192,7 +192,7 @@ def bootstrap_pvalue(estimate, replicates) -> np.ndarray:
     return np.where(np.isnan(est) | (n_valid == 0), np.nan, p)
 
 
-def pairwise_differences(names, estimate, replicates) -> pd.DataFrame:
+def pairwise_differences(names, estimate, replicates, level: float = 0.95) -> pd.DataFrame:
     """All unordered pairs (a, b) of columns: difference a − b with p-value.
 
     The columns must come from one bootstrap call (shared resamples), which makes
@@ -201,8 +201,8 @@ def pairwise_differences(names, estimate, replicates) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per pair: ``a, b, diff, ci_low, ci_high`` (95% percentile interval
-        of the paired difference) and ``p_value`` (:func:`bootstrap_pvalue`).
+        One row per pair: ``a, b, diff, ci_low, ci_high`` (percentile interval of
+        the paired difference at ``level``) and ``p_value`` (:func:`bootstrap_pvalue`).
     """
     names = list(names)
     est = np.asarray(estimate, dtype=float)
@@ -210,7 +210,7 @@ def pairwise_differences(names, estimate, replicates) -> pd.DataFrame:
     ia, ib = np.triu_indices(len(names), k=1)
     diff = est[ia] - est[ib]
     diff_reps = reps[:, ia] - reps[:, ib]
-    lo, hi = percentile_ci(diff_reps, 0.95)
+    lo, hi = percentile_ci(diff_reps, level)
     return pd.DataFrame(
         {
             "a": [names[i] for i in ia],
