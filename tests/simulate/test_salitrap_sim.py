@@ -238,6 +238,45 @@ def test_intervention_runs():
             assert (tar, hfr) == (printed(row.TAR), printed(row.HFR)), (model, row.condition)
 
 
+def test_table5_failure_sets(control_runs):
+    """Co-failure, Jaccard, top/bottom-5 membership and the all-fail count (paper Table 5).
+
+    Recounted with pandas from the control runs: a failure is any valid label other
+    than Strict Pass; rates are over the items both models answered validly.
+    """
+    labels = pd.DataFrame(
+        {m: df.set_index("item_id")["judge_label"] for m, df in control_runs.items()}
+    )
+    valid = ~labels.isin(INVALID)
+    failed = valid & (labels != "Strict Pass")
+    models = sorted(labels.columns)
+    stats = {}
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            both_valid = valid[a] & valid[b]
+            fa, fb = failed[a] & both_valid, failed[b] & both_valid
+            inter, union = int((fa & fb).sum()), int((fa | fb).sum())
+            stats[frozenset((a, b))] = (inter / int(both_valid.sum()), inter / union)
+    assert len(stats) == 66
+    by_jaccard = sorted(stats, key=lambda k: -stats[k][1])
+    top5, bottom5 = set(by_jaccard[:5]), set(by_jaccard[-5:])
+    published = pd.read_csv(PUBLISHED / "salitrap_table5_pairs.csv", dtype=str)
+    for row in published.itertuples():
+        key = frozenset((row.model_a, row.model_b))
+        co, jac = stats[key]
+        # equal at the printed three decimals (the calibration hits every pair exactly)
+        assert abs(co - float(row.co_failure_rate)) <= 0.0005 + 1e-12, (key, co)
+        assert abs(jac - float(row.jaccard)) <= 0.0005 + 1e-12, (key, jac)
+        assert key in (top5 if row.group == "most_similar" else bottom5), (key, row.group)
+    # the extremes are clear, not decided by a tie
+    ranked = [stats[k][1] for k in by_jaccard]
+    assert ranked[4] > ranked[5] and ranked[-5] < ranked[-6]
+    all_fail = pd.read_csv(PUBLISHED / "salitrap_table5_all_fail.csv").iloc[0]
+    failed_by_all = int((failed & valid).all(axis=1).sum())
+    assert failed_by_all == int(all_fail["items_failed_by_all"]) == 207
+    assert tenths(failed_by_all, len(labels)) == printed(all_fail["share_percent"])
+
+
 def test_models_csv_and_note():
     models = pd.read_csv(RAW / "models.csv")
     assert list(models.columns) == ["model", "family", "vendor", "display_order"]

@@ -3,7 +3,9 @@
 The SaliTrap authors' raw model outputs are not public. This module writes
 files in their format (``eval/eval_phystrap.py``: one JSONL per model) whose
 aggregates reproduce the published tables: Tables 1-3 exactly, Tables 6 and 7 as
-closely as the integer counts and the tables' own consistency allow. HFR is read
+closely as the integer counts and the tables' own consistency allow, and Table 5
+(failure-set similarity of the published pairs, items failed by every model) by
+calibrating which items each model fails (:mod:`rederive.simulate.salitrap_failsets`). HFR is read
 as (Hard Fail + CoT Hijacked) / n, the paper's "strong failures" (labels 1-2):
 only then do Tables 1 and 2 fit one set of counts. Every cell it cannot match,
 and every inconsistency found between published tables, goes to
@@ -34,6 +36,11 @@ from rederive.simulate.salitrap_counts import (
     solve_control,
     solve_liberation,
     solve_overall,
+)
+from rederive.simulate.salitrap_failsets import (
+    CalibrationResult,
+    calibrate_failures,
+    failure_targets,
 )
 from rederive.simulate.salitrap_items import Item, generate_items
 from rederive.simulate.salitrap_published import MODEL_META, OVERALL, Published, load_published
@@ -66,6 +73,7 @@ class Simulation:
     liberation_rows: dict[str, list[dict]]
     intervention_counts: dict[str, dict[str, OverallCounts]]
     intervention_rows: dict[str, list[dict]]
+    calibration: CalibrationResult | None = None
 
 
 def control_targets(published: Published, model: str) -> ControlTargets:
@@ -104,18 +112,20 @@ def _rows_for(
     return rows
 
 
-def _simulate_control(published, items, z, seed, params):
-    """Counts, labels and rows of every model's control run."""
+def _dim_index(published: Published, items: list[Item]) -> dict[str, np.ndarray]:
+    return {
+        d: np.array([i for i, it in enumerate(items) if it.dimension == d])
+        for d in published.dimensions
+    }
+
+
+def _control_counts(published: Published, seed: int) -> dict[str, ControlCounts]:
+    """Every model's control-run label counts (Tables 1-2; independent of the items)."""
     dims = published.dimensions
     n_items = {d: published.n_items(d) for d in dims}
-    dim_index = {d: np.array([i for i, it in enumerate(items) if it.dimension == d]) for d in dims}
-    n_numbers = np.array([len(it.injected_numbers) for it in items], dtype=float)
     prefs = rng_for(seed, "preferences")
-    placement = rng_for(seed, "control")
-    kinds = lab.kind_cycle(lab.INVALID_KINDS)
-    counts, rows, labels_by_model = {}, {}, {}
-    for j, model in enumerate(published.models):
-        counts[model] = solve_control(
+    return {
+        model: solve_control(
             n_items,
             control_targets(published, model),
             dims,
@@ -123,6 +133,35 @@ def _simulate_control(published, items, z, seed, params):
             patch_share_permille=int(prefs.integers(200, 500)),
             max_invalid=MAX_INVALID_PER_RUN,
         )
+        for model in published.models
+    }
+
+
+def _calibrate(published, items, z, counts) -> CalibrationResult:
+    """Swap latent scores so the control failure sets meet Table 5 (pairs and all-fail).
+
+    Failure sets are computed from the full ranking of each dimension, so they are
+    exact when the control runs carry no invalid rows (the solver's choice, see report).
+    """
+    dims = published.dimensions
+    models = list(published.models)
+    strict = np.array([[counts[m].strict[d] for d in dims] for m in models])
+    n = len(items)
+    fail_sizes = {m: n - int(strict[j].sum()) for j, m in enumerate(models)}
+    pairs = [(p.group, p.model_a, p.model_b, p.co_failure, p.jaccard) for p in published.table5]
+    targets = failure_targets(models, fail_sizes, n, pairs, published.table5_all_fail)
+    index = _dim_index(published, items)
+    return calibrate_failures(z, strict, [index[d] for d in dims], targets)
+
+
+def _simulate_control(published, items, z, counts, seed, params):
+    """Labels and rows of every model's control run."""
+    dim_index = _dim_index(published, items)
+    n_numbers = np.array([len(it.injected_numbers) for it in items], dtype=float)
+    placement = rng_for(seed, "control")
+    kinds = lab.kind_cycle(lab.INVALID_KINDS)
+    rows, labels_by_model = {}, {}
+    for j, model in enumerate(published.models):
         labels, invalid = lab.control_labels(
             counts[model], z[j], dim_index, n_numbers, params, placement
         )
@@ -130,7 +169,7 @@ def _simulate_control(published, items, z, seed, params):
         rows[model] = _rows_for(
             items, model, lab.CONTROL, labels, {i: next(kinds) for i in invalid}
         )
-    return counts, rows, labels_by_model
+    return rows, labels_by_model
 
 
 def _sc_items(labels: dict[int, str], items: list[Item], dims) -> dict[str, np.ndarray]:
@@ -222,10 +261,15 @@ def simulate(published: Published, seed: int) -> Simulation:
         params,
         rng_for(seed, "latent"),
     )
-    c_counts, c_rows, c_labels = _simulate_control(published, items, z, seed, params)
+    c_counts = _control_counts(published, seed)
+    calibration = _calibrate(published, items, z, c_counts)
+    z = calibration.z
+    c_rows, c_labels = _simulate_control(published, items, z, c_counts, seed, params)
     l_counts, l_rows = _simulate_liberation(published, items, z, c_labels, seed, params)
     i_counts, i_rows = _simulate_interventions(published, items, z, c_counts, seed, params)
-    return Simulation(seed, items, c_counts, c_rows, l_counts, l_rows, i_counts, i_rows)
+    return Simulation(
+        seed, items, c_counts, c_rows, l_counts, l_rows, i_counts, i_rows, calibration
+    )
 
 
 # ------------------------------------------------------------------------- writing

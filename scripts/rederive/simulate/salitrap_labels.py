@@ -5,7 +5,8 @@ the items of each model; the counts from :mod:`rederive.simulate.salitrap_counts
 are then handed out along that order (best scores -> Strict Pass, worst -> the
 strong failures, Hard Fail and CoT Hijacked, whose count is the HFR numerator).
 Shared difficulty and family noise make related models fail the same
-items (paper Table 5 / Fig. 5); the difficulty's dependence on the number of
+items (paper Table 5 / Fig. 5; :mod:`rederive.simulate.salitrap_failsets` then
+calibrates the scores to Table 5's numbers); the difficulty's dependence on the number of
 injected numbers makes denser prompts fail more often (paper Fig. 6).
 """
 

@@ -46,6 +46,7 @@ TABLE_FILES = {
     "table2": "salitrap_table2_scr_si.csv",
     "table3": "salitrap_table3_dataset.csv",
     "table5": "salitrap_table5_pairs.csv",
+    "table5_all_fail": "salitrap_table5_all_fail.csv",
     "table6": "salitrap_table6_liberation.csv",
     "table7": "salitrap_table7_interventions.csv",
 }
@@ -119,6 +120,8 @@ class Published:
     table3 : dict
         ``dimension -> (items, mean injected numbers, mean naturalness)``, means in tenths.
     table5 : tuple of PairRow
+    table5_all_fail : int or None
+        Items failed by every model (Table 5 caption); ``None`` if the file is absent.
     table6 : dict
         ``model -> LiberationRow``.
     table7 : dict
@@ -133,6 +136,7 @@ class Published:
     table5: tuple[PairRow, ...]
     table6: dict[str, LiberationRow]
     table7: dict[str, dict[str, InterventionRow]]
+    table5_all_fail: int | None = None
 
     def n_items(self, dimension: str) -> int:
         """Number of items in ``dimension`` (Table 3)."""
@@ -173,7 +177,9 @@ def _read_table7(path: Path) -> dict[str, dict[str, InterventionRow]]:
 
 
 def load_published(published_dir: Path) -> Published:
-    """Read the six published SaliTrap CSVs from ``published_dir``.
+    """Read the published SaliTrap CSVs from ``published_dir``.
+
+    ``salitrap_table5_all_fail.csv`` is optional; every other file is required.
 
     Parameters
     ----------
@@ -216,6 +222,7 @@ def load_published(published_dir: Path) -> Published:
         )
         for r in _rows(files["table5"])
     )
+    all_fail_rows = _rows(files["table5_all_fail"]) if files["table5_all_fail"].exists() else []
     return Published(
         models=tuple(dict.fromkeys(r["model"] for r in t1_rows)),
         dimensions=tuple(r["dimension"] for r in t3_rows if r["dimension"] != OVERALL),
@@ -225,4 +232,5 @@ def load_published(published_dir: Path) -> Published:
         table5=table5,
         table6=_read_table6(files["table6"]),
         table7=_read_table7(files["table7"]),
+        table5_all_fail=int(all_fail_rows[0]["items_failed_by_all"]) if all_fail_rows else None,
     )

@@ -196,7 +196,7 @@ def _intervention_section(sim: Simulation, published: Published) -> list[str]:
     return [*lines, ""]
 
 
-# ------------------------------------------------------------- table 5 (informational)
+# ------------------------------------------------------------------------- table 5
 
 
 def failure_sets(sim: Simulation) -> dict[str, tuple[set[str], set[str]]]:
@@ -209,13 +209,22 @@ def failure_sets(sim: Simulation) -> dict[str, tuple[set[str], set[str]]]:
     return out
 
 
-def pair_stats(sets, a: str, b: str) -> tuple[float, float]:
-    """Co-failure rate |A and B| / N (items valid for both) and Jaccard of failure sets."""
+def pair_counts(sets, a: str, b: str) -> tuple[int, int, int]:
+    """``(|A and B|, |A or B|, N)`` over the items valid for both models."""
     valid = sets[a][0] & sets[b][0]
     fa, fb = sets[a][1] & valid, sets[b][1] & valid
-    both = len(fa & fb)
-    union = len(fa | fb)
-    return both / len(valid), (both / union if union else 0.0)
+    return len(fa & fb), len(fa | fb), len(valid)
+
+
+def pair_stats(sets, a: str, b: str) -> tuple[float, float]:
+    """Co-failure rate |A and B| / N (items valid for both) and Jaccard of failure sets."""
+    both, union, n = pair_counts(sets, a, b)
+    return both / n, (both / union if union else 0.0)
+
+
+def _printed_match(value: float, printed_thousandths: int) -> bool:
+    """``value`` equals a printed three-decimal number (within half a unit)."""
+    return abs(value - printed_thousandths / 1000) <= 0.0005 + 1e-12
 
 
 def _table5_section(sim: Simulation, published: Published) -> list[str]:
@@ -224,49 +233,85 @@ def _table5_section(sim: Simulation, published: Published) -> list[str]:
         itertools.combinations(published.models, 2), key=lambda p: (-pair_stats(sets, *p)[1], p)
     )
     rank = {p: i + 1 for i, p in enumerate(ranked)}
-    rows = []
+    n_pairs = len(ranked)
+    rows, misses = [], 0
     for pr in published.table5:
         key = (
             (pr.model_a, pr.model_b)
             if (pr.model_a, pr.model_b) in rank
             else (pr.model_b, pr.model_a)
         )
+        both, _, n = pair_counts(sets, *key)
         co, jac = pair_stats(sets, *key)
+        in_group = rank[key] <= 5 if pr.group == "most_similar" else rank[key] > n_pairs - 5
+        ok = _printed_match(co, pr.co_failure) and _printed_match(jac, pr.jaccard) and in_group
+        misses += not ok
         rows.append(
             [
                 pr.group,
                 f"{pr.model_a} / {pr.model_b}",
+                f"{len(sets[pr.model_a][1])} / {len(sets[pr.model_b][1])}",
                 f"{pr.co_failure / 1000:.3f}",
                 f"{co:.3f}",
+                f"{both} / {n}",
                 f"{pr.jaccard / 1000:.3f}",
                 f"{jac:.3f}",
-                f"{rank[key]} of {len(ranked)}",
+                f"{rank[key]} of {n_pairs}",
             ]
         )
-    all_fail = set.intersection(*(s[1] for s in sets.values()))
+    all_fail = len(set.intersection(*(s[1] for s in sets.values())))
+    target = published.table5_all_fail
+    cal = sim.calibration
     lines = [
-        "### Table 5 (not calibrated; for information)",
+        "### Table 5 (failure-set similarity; calibrated)",
         "",
-        "Failure sets come from the latent-score ordering, not from a target, so these",
-        "values are expected to differ from the paper; the ordering of similar pairs is what",
-        "the family/difficulty structure aims at.",
+        "Which items a model fails (any valid label but Strict Pass) is calibrated to Table 5;",
+        "how many it fails per dimension is fixed by Table 1. Targets: for each published pair",
+        "the intersection |A and B| whose co-failure |A and B| / N and Jaccard",
+        "|A and B| / |A or B| both round to the printed values (one integer does for every",
+        "pair); every other model pair kept at least 0.005 in Jaccard below the published",
+        "most-similar pairs and above the least-similar ones, so those are the simulated",
+        "top-5 / bottom-5 pairs; and the published number of items failed by every model.",
+        "Method (`rederive.simulate.salitrap_failsets`): the latent scores (ability -",
+        "difficulty + family noise + model noise) give the starting failure sets; a",
+        "deterministic local search then swaps the scores of two items of one model and",
+        "dimension, one just above and one just below its Strict-Pass threshold, while a",
+        "swap brings the counts closer to the targets. Per-dimension counts, and so Tables",
+        "1-3, 6 and 7, are unaffected.",
         "",
     ]
+    if cal is not None:
+        lines += [
+            f"Search: {cal.swaps} swaps (at most {2 * cal.swaps} of"
+            f" {len(published.models)} x {len(sim.items)} item scores moved) in {cal.sweeps}"
+            " sweeps;",
+            f"remaining squared count distance to the targets: {cal.loss} (0 = every target met).",
+            "",
+        ]
+    lines += (
+        [f"All {len(published.table5)} published pairs match (co-failure, Jaccard, group).", ""]
+        if misses == 0
+        else [f"{misses} of {len(published.table5)} published pairs differ.", ""]
+    )
     lines += _md_table(
         [
             "group",
             "pair",
+            "failed (A / B)",
             "published co-failure",
             "simulated",
+            "simulated A and B / N",
             "published Jaccard",
             "simulated",
             "simulated Jaccard rank",
         ],
         rows,
     )
+    target_text = "not published" if target is None else str(target)
     lines += [
         "",
-        f"Items failed by every model (simulated): {len(all_fail)} of {len(sim.items)}.",
+        f"Items failed by every model: published {target_text}, simulated {all_fail} of"
+        f" {len(sim.items)} ({pct_tenths(all_fail, len(sim.items)) / 10:.1f}%).",
         "",
     ]
     return lines
@@ -704,8 +749,10 @@ def render_simulated_note(seed: int) -> str:
             "the SaliTrap paper (`published/`). They are NOT the authors' model outputs, which are",
             "not public; item texts are templated placeholders marked `[simulated]`.",
             "",
-            "What is reproduced: Tables 1 and 2 (TAR/HFR, SCR/SI) and Table 3 exactly, Tables 6",
-            "and 7 as closely as integer counts and the published tables' own consistency allow.",
+            "What is reproduced: Tables 1 and 2 (TAR/HFR, SCR/SI) and Table 3 exactly, Table 5",
+            "(co-failure and Jaccard of the published most/least similar pairs, items failed by",
+            "every model) exactly, Tables 6 and 7 as closely as integer counts and the published",
+            "tables' own consistency allow.",
             "HFR is read as (Hard Fail + CoT Hijacked) / valid rows, the paper's 'strong failures'",
             "(labels 1-2): only under that reading are the paper's Tables 1 and 2 consistent with",
             "each other (see `simulation_report.md`).",
