@@ -137,6 +137,28 @@ def write_checks(
     return frame
 
 
+def write_published_check(
+    checks: list[Check],
+    csv_path: str | Path,
+    md_path: str | Path,
+    *,
+    title: str,
+    preamble: str,
+    data_note: str = "",
+    separator: str = " ",
+) -> pd.DataFrame:
+    """Outputs of a ``check_<study>_published`` job (CSV and markdown), via :func:`write_checks`.
+
+    ``data_note`` (e.g. that the raw data are simulated, or where they come from)
+    follows ``preamble`` after ``separator`` when it is not empty; the output folder
+    is created when missing.
+    """
+    if data_note:
+        preamble = preamble + separator + data_note
+    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+    return write_checks(checks, csv_path, md_path, title=title, preamble=preamble)
+
+
 def fmt_number(value) -> str:
     return "--" if _missing(value) else f"{value:.4g}"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 EXAMPLE_LINES = 10
+RUN_FIELDS = ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
 
 
 @dataclass
@@ -88,3 +89,31 @@ def load_accounting(paths) -> pd.DataFrame:
             )
     columns = ["study", "run", "file", "sha256", "rows_read", "reason", "rows", "example_lines"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def load_runs(paths) -> pd.DataFrame:
+    """One row per run file from its accounting JSON: :data:`RUN_FIELDS`, in sorted path order."""
+    rows = []
+    for path in sorted(map(str, paths)):
+        record = json.loads(Path(path).read_text())
+        rows.append({k: record[k] for k in RUN_FIELDS})
+    return pd.DataFrame(rows)
+
+
+def ensure_accounting(accounting: Accounting | None, *, file: str) -> Accounting:
+    """``accounting``, or a throw-away one for a caller that keeps none.
+
+    Lets a reader count every row unconditionally instead of testing for an
+    accounting object at each count.
+    """
+    if accounting is not None:
+        return accounting
+    return Accounting(study="", run="", file=file, sha256="")
+
+
+def write_ingested(
+    labelled: pd.DataFrame, accounting: Accounting, labelled_path, accounting_path
+) -> None:
+    """Outputs of an ``ingest_<study>_run`` job: the labelled parquet and its accounting JSON."""
+    labelled.to_parquet(labelled_path, index=False)
+    accounting.write(accounting_path)

@@ -28,7 +28,9 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.tabular import frame_from_records, parse_correct
+from rederive.io.accounting import ensure_accounting
+from rederive.io.jsonl import require_fields
+from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 SAMPLE_RE = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
@@ -124,6 +126,7 @@ def read_eval_log(
         unreadable score.
     """
     name = relpath(path)
+    accounting = ensure_accounting(accounting, file=name)
     try:
         archive = zipfile.ZipFile(path)
     except FileNotFoundError:
@@ -134,11 +137,10 @@ def read_eval_log(
         header = read_header(archive, name=name)
         model = header["eval"]["model"].strip()
         task = header["eval"]["task"].strip()
-        if accounting is not None:
-            accounting.notes.append(
-                f"inspect log: task={task} model={model} run_id={header['eval'].get('run_id')} "
-                f"status={header.get('status')}"
-            )
+        accounting.notes.append(
+            f"inspect log: task={task} model={model} run_id={header['eval'].get('run_id')} "
+            f"status={header.get('status')}"
+        )
         sample_members = sorted(m for m in archive.namelist() if SAMPLE_RE.match(m))
         present = {
             (SAMPLE_RE.match(m)["id"], int(SAMPLE_RE.match(m)["epoch"])) for m in sample_members
@@ -174,14 +176,11 @@ def read_eval_log(
         records = []
         for member in sample_members:
             where = f"{name}!{member}"
-            if accounting is not None:
-                accounting.rows_read += 1
+            accounting.rows_read += 1
             sample = _load_member(archive, member, name=name)
             if not isinstance(sample, dict):
                 raise InputError("a sample must be a JSON object", file=where)
-            for field in ("id", "epoch"):
-                if field not in sample:
-                    raise InputError("required field is missing", file=where, field=field)
+            require_fields(sample, ("id", "epoch"), file=where, line=None)
             match = SAMPLE_RE.match(member)
             if str(sample["id"]) != match["id"] or str(sample["epoch"]) != match["epoch"]:
                 raise InputError(
@@ -191,8 +190,7 @@ def read_eval_log(
                     field="id",
                 )
             if sample.get("error"):
-                if accounting is not None:
-                    accounting.exclude("sample error (no grade)")
+                accounting.exclude("sample error (no grade)")
                 continue
             scores = sample.get("scores") or {}
             if not isinstance(scores, dict):
@@ -208,16 +206,13 @@ def read_eval_log(
             else:
                 chosen = scorer if scorer in scores else None
             if chosen is None:
-                if accounting is not None:
-                    accounting.exclude("no score for the scorer")
+                accounting.exclude("no score for the scorer")
                 continue
             score = scores[chosen]
             if not isinstance(score, dict) or "value" not in score:
                 raise InputError("score has no 'value'", file=where, field=f"scores.{chosen}.value")
             value = score_value(score["value"], file=where, field=f"scores.{chosen}.value")
-            if value is None:
-                if accounting is not None:
-                    accounting.exclude("no score for the scorer")
+            if not count_score(accounting, value, "no score for the scorer"):
                 continue
             metadata = sample.get("metadata") or {}
             category = (
@@ -230,21 +225,17 @@ def read_eval_log(
                 if isinstance(sample.get("output"), dict)
                 else None
             )
-            if accounting is not None:
-                accounting.rows_used += 1
             records.append(
-                {
-                    "model": model,
-                    "task": task,
-                    "item_id": str(sample["id"]),
-                    "category": None if category is None else str(category),
-                    "correct": value,
-                    "epoch": int(sample["epoch"]),
-                    "source_file": where,
-                    "line": None,
-                    "doc_hash": None,
-                    "response": completion if isinstance(completion, str) else None,
-                }
+                graded_row(
+                    model,
+                    task,
+                    str(sample["id"]),
+                    value,
+                    where,
+                    epoch=int(sample["epoch"]),
+                    category=None if category is None else str(category),
+                    response=completion if isinstance(completion, str) else None,
+                )
             )
     return frame_from_records(records)
 

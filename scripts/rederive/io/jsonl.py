@@ -46,3 +46,85 @@ def require_fields(record: dict, fields, *, file: str, line: int) -> None:
     for field in fields:
         if field not in record:
             raise InputError("required field is missing", file=file, line=line, field=field)
+
+
+def require_type(
+    record: dict,
+    field: str,
+    types,
+    *,
+    file: str,
+    line: int | None,
+    message: str | None = None,
+    valid=None,
+    nullable: bool = False,
+):
+    """``record[field]`` when it has the expected type, else :class:`InputError`.
+
+    Parameters
+    ----------
+    record : dict
+        One parsed row (the field must be present: see :func:`require_fields`).
+    field : str
+    types : type or tuple of types
+        Accepted types. A bool never passes as a number (``True`` is an ``int`` in
+        Python) unless ``bool`` itself is among them.
+    file, line :
+        Where the row stands, for the error.
+    message : str, optional
+        The error message; default ``expected <types>, got <value>``.
+    valid : callable, optional
+        Further test of a value of the right type (non-blank, in range, …); a
+        false result raises the same error.
+    nullable : bool
+        Accept ``None`` (returned as is).
+    """
+    value = record[field]
+    if value is None and nullable:
+        return None
+    accepted = types if isinstance(types, tuple) else (types,)
+    ok = (
+        isinstance(value, accepted)
+        and (bool in accepted or not isinstance(value, bool))
+        and (valid is None or valid(value))
+    )
+    if not ok:
+        if message is None:
+            names = " or ".join(t.__name__ for t in accepted)
+            message = f"expected {names}, got {value!r}"
+        raise InputError(message, file=file, line=line, field=field)
+    return value
+
+
+def require_unique(
+    seen: dict,
+    key,
+    *,
+    file: str,
+    line: int,
+    field: str,
+    message: str = "duplicate {field} {key!r} (first on line {first})",
+    **details,
+) -> None:
+    """Record that ``key`` stands on ``line``; a second occurrence is an :class:`InputError`.
+
+    Parameters
+    ----------
+    seen : dict
+        Key → line of its first occurrence, shared by the calls of one file.
+    key : hashable
+    file, line, field :
+        Where the second occurrence stands, for the error.
+    message : str
+        ``str.format`` template of the error with ``key``, ``first`` (line of the
+        first occurrence), ``field`` and any ``details``; the values are
+        substituted, so braces inside them are safe.
+    """
+    if key in seen:
+        raise InputError(
+            message.format(key=key, first=seen[key], field=field, **details),
+            file=file,
+            line=line,
+            field=field,
+        )
+    seen[key] = line

@@ -30,8 +30,9 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl
-from rederive.io.tabular import frame_from_records, parse_correct
+from rederive.io.accounting import ensure_accounting
+from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
+from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 RESULTS_RE = re.compile(r"^results_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
@@ -151,13 +152,12 @@ def read_samples(
         Columns of :data:`rederive.io.tabular.COLUMNS`; ``item_id`` is ``doc_id`` as text.
     """
     name = relpath(path)
+    accounting = ensure_accounting(accounting, file=name)
     lines = list(iter_jsonl(path))
     if not lines:
         raise InputError("samples file has no lines", file=name)
     for number, record in lines:
-        for field in REQUIRED:
-            if field not in record:
-                raise InputError("required field is missing", file=name, line=number, field=field)
+        require_fields(record, REQUIRED, file=name, line=number)
     filters = sorted({str(record["filter"]) for _, record in lines})
     if filter_name is None:
         if len(filters) > 1:
@@ -178,55 +178,48 @@ def read_samples(
     records = []
     seen: dict[str, int] = {}
     for number, record in lines:
-        if accounting is not None:
-            accounting.rows_read += 1
+        accounting.rows_read += 1
         if str(record["filter"]) != chosen:
-            if accounting is not None:
-                accounting.exclude(f"other lm-eval filter ({record['filter']})", number)
+            accounting.exclude(f"other lm-eval filter ({record['filter']})", number)
             continue
-        doc_id = record["doc_id"]
-        if (
-            isinstance(doc_id, bool)
-            or not isinstance(doc_id, int | str)
-            or str(doc_id).strip() == ""
-        ):
-            raise InputError(
-                f"doc_id {doc_id!r} is not an integer or text",
+        item = str(
+            require_type(
+                record,
+                "doc_id",
+                (int, str),
                 file=name,
                 line=number,
-                field="doc_id",
+                message=f"doc_id {record['doc_id']!r} is not an integer or text",
+                valid=lambda v: str(v).strip() != "",
             )
-        item = str(doc_id)
-        if item in seen:
-            raise InputError(
-                f"doc_id {item} already appears on line {seen[item]} for filter {chosen!r}",
-                file=name,
-                line=number,
-                field="doc_id",
-            )
-        seen[item] = number
+        )
+        require_unique(
+            seen,
+            item,
+            file=name,
+            line=number,
+            field="doc_id",
+            message="doc_id {key} already appears on line {first} for filter {filter!r}",
+            filter=chosen,
+        )
         metric = _choose_metric(record, metrics, file=name, line=number)
         score = parse_correct(record[metric], file=name, line=number, field=metric)
-        if score is None:
-            if accounting is not None:
-                accounting.exclude(f"missing score ({metric} is null)", number)
+        if not count_score(accounting, score, f"missing score ({metric} is null)", number):
             continue
         doc_hash = record.get("doc_hash")
-        if accounting is not None:
-            accounting.rows_used += 1
         records.append(
-            {
-                "model": model,
-                "task": task,
-                "item_id": item,
-                "category": task,
-                "correct": score,
-                "epoch": epoch,
-                "source_file": name,
-                "line": number,
-                "doc_hash": str(doc_hash) if doc_hash is not None else None,
-                "response": _first_response(record.get("filtered_resps")),
-            }
+            graded_row(
+                model,
+                task,
+                item,
+                score,
+                name,
+                epoch=epoch,
+                line=number,
+                category=task,
+                doc_hash=str(doc_hash) if doc_hash is not None else None,
+                response=_first_response(record.get("filtered_resps")),
+            )
         )
     return frame_from_records(records)
 
@@ -264,6 +257,7 @@ def read_lm_eval_model_dir(
     """
     folder = Path(folder)
     name = relpath(folder)
+    accounting = ensure_accounting(accounting, file=name)
     metrics = list(metrics or ["acc", "exact_match"])
     if not folder.is_dir():
         raise InputError("expected an lm-eval model folder", file=name)
@@ -276,8 +270,7 @@ def read_lm_eval_model_dir(
     for stamp, path in results_files.items():
         record = read_results_json(path)
         models[stamp] = model_name(record, file=relpath(path))
-        if accounting is not None:
-            accounting.notes.append(f"{path.name}: {provenance(record)}")
+        accounting.notes.append(f"{path.name}: {provenance(record)}")
     distinct = sorted(set(models.values()))
     if len(distinct) > 1:
         raise InputError(

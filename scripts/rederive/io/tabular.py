@@ -22,7 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl
+from rederive.io.accounting import Accounting, ensure_accounting
+from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
 
 COLUMNS = [
     "model",
@@ -54,6 +55,48 @@ def frame_from_records(records: list[dict]) -> pd.DataFrame:
     frame["epoch"] = frame["epoch"].astype("int64")
     frame["line"] = frame["line"].astype("Int64")
     return frame
+
+
+def graded_row(
+    model: str,
+    task: str,
+    item_id: str,
+    correct: float,
+    source_file: str,
+    *,
+    epoch: int = 1,
+    line: int | None = None,
+    category: str | None = None,
+    doc_hash: str | None = None,
+    response: str | None = None,
+) -> dict:
+    """One record of the reader frame (:data:`COLUMNS`); a reader fills what its format has."""
+    return {
+        "model": model,
+        "task": task,
+        "item_id": item_id,
+        "category": category,
+        "correct": correct,
+        "epoch": epoch,
+        "source_file": source_file,
+        "line": line,
+        "doc_hash": doc_hash,
+        "response": response,
+    }
+
+
+def count_score(
+    accounting: Accounting, score: float | None, missing: str, line: int | None = None
+) -> bool:
+    """Count one graded row: used when it has a score, else the exclusion ``missing``.
+
+    Returns whether the row has a score (the reader keeps it).
+    """
+    if score is None:
+        accounting.exclude(missing, line)
+        return False
+    accounting.rows_used += 1
+    return True
 
 
 def parse_correct(value, *, file: str, line: int | None, field: str) -> float | None:
@@ -113,6 +156,7 @@ def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=Non
     """
     name = relpath(path)
     task = task or Path(path).stem
+    accounting = ensure_accounting(accounting, file=name)
     try:
         handle = open(path, encoding="utf-8", newline="")
     except OSError as exc:
@@ -155,38 +199,19 @@ def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=Non
                     raise InputError(
                         "item id is blank", file=name, line=number, field=header[0] or "column 1"
                     )
-                if item in seen:
-                    raise InputError(
-                        f"item id {item!r} already used on line {seen[item]}",
-                        file=name,
-                        line=number,
-                        field=header[0] or "column 1",
-                    )
-                seen[item] = number
+                require_unique(
+                    seen,
+                    item,
+                    file=name,
+                    line=number,
+                    field=header[0] or "column 1",
+                    message="item id {key!r} already used on line {first}",
+                )
                 for model, cell in zip(models, row[1:], strict=True):
-                    if accounting is not None:
-                        accounting.rows_read += 1
+                    accounting.rows_read += 1
                     score = parse_correct(cell, file=name, line=number, field=model)
-                    if score is None:
-                        if accounting is not None:
-                            accounting.exclude("missing score (blank cell)", number)
-                        continue
-                    if accounting is not None:
-                        accounting.rows_used += 1
-                    records.append(
-                        {
-                            "model": model,
-                            "task": task,
-                            "item_id": item,
-                            "category": None,
-                            "correct": score,
-                            "epoch": 1,
-                            "source_file": name,
-                            "line": number,
-                            "doc_hash": None,
-                            "response": None,
-                        }
-                    )
+                    if count_score(accounting, score, "missing score (blank cell)", number):
+                        records.append(graded_row(model, task, item, score, name, line=number))
         except UnicodeDecodeError:
             raise InputError("not valid UTF-8", file=name) from None
         except csv.Error as exc:
@@ -249,6 +274,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     """
     name = relpath(path)
     default_task = task or Path(path).stem
+    accounting = ensure_accounting(accounting, file=name)
     suffix = Path(path).suffix.lower()
     if suffix == ".jsonl":
         rows = _iter_long_jsonl(path, name)
@@ -260,8 +286,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     has_epoch = None
     keys: dict[tuple, int] = {}
     for number, row in rows:
-        if accounting is not None:
-            accounting.rows_read += 1
+        accounting.rows_read += 1
         model = _text(row.get("model"))
         item = _text(row.get("item_id"))
         if model is None:
@@ -270,9 +295,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
             raise InputError("item_id is blank", file=name, line=number, field="item_id")
         row_task = _text(row.get("task")) or default_task
         score = parse_correct(row.get("correct"), file=name, line=number, field="correct")
-        if score is None:
-            if accounting is not None:
-                accounting.exclude("missing score", number)
+        if not count_score(accounting, score, "missing score", number):
             continue
         epoch_text = _text(row.get("epoch"))
         if has_epoch is None:
@@ -288,14 +311,14 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
                     line=number,
                     field="epoch",
                 ) from None
-            if (*key, epoch) in keys:
-                raise InputError(
-                    f"(model, task, item_id, epoch) = {(*key, epoch)} already on line {keys[(*key, epoch)]}",
-                    file=name,
-                    line=number,
-                    field="epoch",
-                )
-            keys[(*key, epoch)] = number
+            require_unique(
+                keys,
+                (*key, epoch),
+                file=name,
+                line=number,
+                field="epoch",
+                message="(model, task, item_id, epoch) = {key} already on line {first}",
+            )
         else:
             if epoch_text is not None:
                 raise InputError(
@@ -307,28 +330,23 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
             # Without an epoch column a repeated (model, item) is a repeat.
             epoch = keys.get(key, 0) + 1
             keys[key] = epoch
-        if accounting is not None:
-            accounting.rows_used += 1
         records.append(
-            {
-                "model": model,
-                "task": row_task,
-                "item_id": item,
-                "category": _text(row.get("category")),
-                "correct": score,
-                "epoch": epoch,
-                "source_file": name,
-                "line": number,
-                "doc_hash": None,
-                "response": _text(row.get("response")),
-            }
+            graded_row(
+                model,
+                row_task,
+                item,
+                score,
+                name,
+                epoch=epoch,
+                line=number,
+                category=_text(row.get("category")),
+                response=_text(row.get("response")),
+            )
         )
     return frame_from_records(records)
 
 
 def _iter_long_jsonl(path, name):
     for number, record in iter_jsonl(path):
-        for field in _LONG_REQUIRED:
-            if field not in record:
-                raise InputError("required field is missing", file=name, line=number, field=field)
+        require_fields(record, _LONG_REQUIRED, file=name, line=number)
         yield number, record

@@ -15,6 +15,8 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from rederive.errors import InputError
+
 
 def build(db_path: str | Path, tables: dict[str, pd.DataFrame]) -> None:
     """Write ``tables`` (name → DataFrame) into a fresh DuckDB file atomically."""
@@ -48,3 +50,48 @@ def query(db_path: str | Path, sql: str, params=None) -> pd.DataFrame:
     """Run one SQL query read-only and return a DataFrame."""
     with read_only(db_path) as con:
         return con.execute(sql, params or []).df()
+
+
+def read_labelled(paths) -> pd.DataFrame:
+    """The per-run ``labelled/<run>.parquet`` files stacked in sorted path order.
+
+    An empty frame (no columns) when ``paths`` is empty; callers that need at
+    least one run say so themselves.
+    """
+    frames = [pd.read_parquet(p) for p in sorted(map(str, paths))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def check_one_run_per_model(
+    frame: pd.DataFrame, *, advice: str, file: str | None = None, field: str | None = None
+) -> None:
+    """Refuse a ``model`` whose rows come from more than one ``run``.
+
+    A paired design allows one response per model and cell, so a second run file
+    of the same model is ambiguous rather than a repeat.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Stacked labelled rows with ``model`` and ``run`` columns.
+    advice : str
+        How to fix it, appended to the message.
+    file : str, optional
+        File named in the error; default ``runs/<second run>.jsonl``.
+    field : str, optional
+        Field named in the error.
+
+    Raises
+    ------
+    InputError
+        For the first such model (models in sorted order).
+    """
+    owners = frame.groupby("model")["run"].unique()
+    for model, runs in owners.items():
+        if len(runs) > 1:
+            runs = sorted(runs)
+            raise InputError(
+                f"model {model!r} appears in several run files ({', '.join(runs)}); {advice}",
+                file=file if file is not None else f"runs/{runs[1]}.jsonl",
+                field=field,
+            )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import Check, compare_cells, write_checks
+from rederive.check import Check, compare_cells, write_published_check
 from rederive.errors import InputError, relpath
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -106,12 +106,13 @@ def main(snakemake):
     found = checks(published, accuracy, snakemake.params.tolerance) + harness_checks(
         reported, responses, 1e-9
     )
-    write_checks(
+    write_published_check(
         found,
         snakemake.output.csv,
         snakemake.output.md,
         title="Benchmark: published-score check",
-        preamble=preamble + " " + snakemake.params.data_note,
+        preamble=preamble,
+        data_note=snakemake.params.data_note,
     )
 
 

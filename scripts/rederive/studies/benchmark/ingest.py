@@ -13,7 +13,7 @@ import pandas as pd
 
 from rederive.errors import relpath
 from rederive.io import inspect_log, lm_eval
-from rederive.io.accounting import Accounting
+from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.inspect_log import read_eval_log
 from rederive.io.lm_eval import read_lm_eval_model_dir
@@ -87,8 +87,7 @@ def main(snakemake):
         [Path(p) for p in snakemake.input.files],
         dict(snakemake.params.readers),
     )
-    frame.to_parquet(snakemake.output.labelled, index=False)
-    accounting.write(snakemake.output.accounting)
+    write_ingested(frame, accounting, snakemake.output.labelled, snakemake.output.accounting)
     scores = reported(
         snakemake.params.format, Path(snakemake.params.path), params=dict(snakemake.params.readers)
     )

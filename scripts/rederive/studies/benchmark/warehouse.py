@@ -15,13 +15,13 @@ Repeats/epochs are averaged within (model, item) here, before any error bar, so 
 model run with 5 epochs does not get 5× the weight of the items.
 """
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
+from rederive.io.accounting import load_runs
 from rederive.runner import run
 
 ITEM_KEY_SEP = ":"
@@ -225,17 +225,10 @@ def build_tables(
 
 
 def main(snakemake):
-    frames = [pd.read_parquet(p) for p in sorted(snakemake.input.labelled)]
-    responses = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    responses = warehouse.read_labelled(snakemake.input.labelled)
     items_path = Path(snakemake.params.items_file) if snakemake.params.items_file else None
     tables = build_tables(responses, read_item_metadata(items_path), snakemake.params.item_sets)
-    accounting = [json.loads(Path(p).read_text()) for p in sorted(snakemake.input.accounting)]
-    tables["accounting"] = pd.DataFrame(
-        [
-            {k: a[k] for k in ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")}
-            for a in accounting
-        ]
-    )
+    tables["accounting"] = load_runs(snakemake.input.accounting)
     reported = [
         pd.read_csv(p, dtype={"model": str, "task": str}) for p in sorted(snakemake.input.reported)
     ]

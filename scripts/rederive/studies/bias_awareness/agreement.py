@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.report.latex import booktabs
 from rederive.stats.rates import percent
 from rederive.studies.bias_awareness.metrics import agreement_table
 from rederive.studies.bias_awareness.output import (
     BIAS_LABELS,
-    SIMULATED_TEXT,
+    latex_table,
     sort_cells,
     write_csv,
 )
@@ -51,14 +50,13 @@ def agreement_latex(table: pd.DataFrame, *, simulated: bool) -> str:
         }
     )
     notes = "J = strict judge label, K = keyword filter; Cohen's kappa with asymptotic CI (statsmodels)."
-    if simulated:
-        notes += " " + SIMULATED_TEXT
-    return booktabs(
+    return latex_table(
         body,
         caption="Agreement of keyword-filter awareness with the strict judge",
         label="tab:bias-awareness-agreement",
         column_format="llrrrrrrr",
         notes=notes,
+        simulated=simulated,
     )
 
 

@@ -16,10 +16,14 @@ Gao, W., et al. (2026). arXiv:2606.15127, Abstract, §1, §3 eq. (4), §4.
 import numpy as np
 import pandas as pd
 
-from rederive.check import Check, write_checks
+from rederive.check import Check, write_published_check
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
 from rederive.studies.bias_awareness.output import SIMULATED_TEXT
+
+SIMULATED_NOTE = (
+    SIMULATED_TEXT + " Cell checks therefore test the simulator and the labelling path."
+)
 
 TABLE = "Abstract/§3-4"
 
@@ -193,22 +197,15 @@ def main(snakemake):
         + identity_checks(published, rates)
         + claim_checks(comparisons)
     )
-    preamble = (
-        "Bias awareness (seed 001): every result number the paper states, recomputed from the raw runs, "
-        f"cells within {p.tolerance} percentage points of the printed value (unrounded ours)."
-    )
-    if bool(p.simulated):
-        preamble += (
-            " "
-            + SIMULATED_TEXT
-            + " Cell checks therefore test the simulator and the labelling path."
-        )
-    frame = write_checks(
+    frame = write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
         title="bias_awareness: published check",
-        preamble=preamble,
+        preamble="Bias awareness (seed 001): every result number the paper states, recomputed from "
+        f"the raw runs, cells within {p.tolerance} percentage points of the printed value "
+        "(unrounded ours).",
+        data_note=SIMULATED_NOTE if p.simulated else "",
     )
     side_by_side = frame[frame["kind"] == "cell"][
         ["item", "quantity", "published", "ours", "status"]

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.report.latex import booktabs
 from rederive.studies.bias_awareness.metrics import model_comparisons
 from rederive.studies.bias_awareness.output import (
     BIAS_LABELS,
-    SIMULATED_TEXT,
+    latex_table,
     with_ci,
     write_csv,
 )
@@ -49,14 +48,13 @@ def comparisons_latex(table: pd.DataFrame, *, simulated: bool) -> str:
         }
     )
     notes = "Paired question bootstrap; two-sided p (null-centred); BH over all rows."
-    if simulated:
-        notes += " " + SIMULATED_TEXT
-    return booktabs(
+    return latex_table(
         body,
         caption="Model differences (percentage points), paired by question",
         label="tab:bias-awareness-comparisons",
         column_format="lllrrr",
         notes=notes,
+        simulated=simulated,
     )
 
 

@@ -143,20 +143,11 @@ def outcome_shares(outcomes: pd.DataFrame):
 def main(snakemake):
     apply_theme()
     note = SIMULATED_NOTE if bool(snakemake.params.simulated) else None
-    main_table = pd.read_csv(snakemake.input.main_csv)
-    save_figure(
-        susceptibility_awareness(main_table),
-        snakemake.output.scatter_png,
-        snakemake.output.scatter_pdf,
-        note=note,
-    )
-    outcomes = pd.read_csv(snakemake.input.outcomes)
-    save_figure(
-        outcome_shares(outcomes),
-        snakemake.output.outcomes_png,
-        snakemake.output.outcomes_pdf,
-        note=note,
-    )
+    out = snakemake.output
+    scatter = susceptibility_awareness(pd.read_csv(snakemake.input.main_csv))
+    save_figure(scatter, out.scatter_png, out.scatter_pdf, note=note)
+    outcomes = outcome_shares(pd.read_csv(snakemake.input.outcomes))
+    save_figure(outcomes, out.outcomes_png, out.outcomes_pdf, note=note)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

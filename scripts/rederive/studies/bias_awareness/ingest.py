@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.accounting import Accounting
+from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_type
 from rederive.studies.bias_awareness import BIASES, CONDITIONS, STUDY, UNBIASED
 from rederive.studies.bias_awareness.awareness import keyword_signals, rules_from_config
 from rederive.studies.bias_awareness.extract import extract_answer, is_correct, parse_given_answer
@@ -116,13 +116,14 @@ def read_run(path, items: pd.DataFrame, *, run: str) -> tuple[pd.DataFrame, Acco
         if rec.get("error") not in (None, "", False):
             acct.exclude("api_error", line)
             continue
-        if not isinstance(rec["response"], str):
-            raise InputError(
-                f"expected the response text, got {type(rec['response']).__name__}",
-                file=name,
-                line=line,
-                field="response",
-            )
+        require_type(
+            rec,
+            "response",
+            str,
+            file=name,
+            line=line,
+            message=f"expected the response text, got {type(rec['response']).__name__}",
+        )
         judge = judge_label(rec.get("judge_aware"), file=name, line=line)
         qid = str(rec["question_id"])
         if qid not in gold:
@@ -259,8 +260,7 @@ def main(snakemake):
         run=snakemake.wildcards.run,
         keyword_config=snakemake.params.keyword_awareness,
     )
-    labelled.to_parquet(snakemake.output.labelled, index=False)
-    acct.write(snakemake.output.accounting)
+    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -14,7 +14,7 @@ import numbers
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
 from rederive.studies.bias_awareness.extract import normalise_number
 
 ITEM_FIELDS = [
@@ -29,24 +29,18 @@ ITEM_FIELDS = [
     "hint_B6",
 ]
 
-ITEM_COLUMNS = [
-    "question_id",
-    "question",
-    "gold",
-    "difficulty",
-    "inject_B4",
-    "inject_B5",
-    "anchor_B5",
-    "inject_B6",
-    "hint_B6",
-    "line",
-]
+ITEM_COLUMNS = [*ITEM_FIELDS, "line"]
 
 
 def _number(record, field, *, file, line) -> str:
-    value = record[field]
-    if isinstance(value, bool) or not isinstance(value, numbers.Number):
-        raise InputError(f"expected a number, got {value!r}", file=file, line=line, field=field)
+    value = require_type(
+        record,
+        field,
+        numbers.Number,
+        file=file,
+        line=line,
+        message=f"expected a number, got {record[field]!r}",
+    )
     text = normalise_number(repr(value) if isinstance(value, float) else str(value))
     if text is None:
         raise InputError(
@@ -72,17 +66,17 @@ def read_items(path) -> pd.DataFrame:
     for line, record in iter_jsonl(path):
         require_fields(record, ITEM_FIELDS, file=name, line=line)
         qid = str(record["question_id"])
-        if qid in seen:
-            raise InputError(
-                f"duplicate question_id {qid!r} (first on line {seen[qid]})",
+        require_unique(seen, qid, file=name, line=line, field="question_id")
+        for field in ("question", "inject_B4", "inject_B5", "inject_B6"):
+            require_type(
+                record,
+                field,
+                str,
                 file=name,
                 line=line,
-                field="question_id",
+                message="expected a non-empty string",
+                valid=str.strip,
             )
-        seen[qid] = line
-        for field in ("question", "inject_B4", "inject_B5", "inject_B6"):
-            if not isinstance(record[field], str) or not record[field].strip():
-                raise InputError("expected a non-empty string", file=name, line=line, field=field)
         rows.append(
             {
                 "question_id": qid,

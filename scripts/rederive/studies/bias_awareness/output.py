@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 
+from rederive.report.latex import booktabs
 from rederive.studies.bias_awareness import BIASES, POOLED
 
 BIAS_LABELS = {
@@ -22,6 +23,15 @@ SIMULATED_TEXT = (
 def write_csv(frame: pd.DataFrame, path) -> None:
     """Deterministic CSV: fixed float format, ``\\n`` line ends."""
     frame.to_csv(path, index=False, lineterminator="\n", float_format="%.10g")
+
+
+def latex_table(
+    body: pd.DataFrame, *, caption: str, label: str, column_format: str, notes: str, simulated: bool
+) -> str:
+    """Booktabs table of this study; the notes say so when the data is simulated."""
+    if simulated:
+        notes += " " + SIMULATED_TEXT
+    return booktabs(body, caption=caption, label=label, column_format=column_format, notes=notes)
 
 
 def sort_cells(frame: pd.DataFrame, models: list[str] | None = None) -> pd.DataFrame:

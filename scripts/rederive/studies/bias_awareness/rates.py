@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.report.latex import booktabs
 from rederive.stats.bootstrap import rng_for
 from rederive.studies.bias_awareness import STUDY
 from rederive.studies.bias_awareness.metrics import outcome_shares, rate_table
 from rederive.studies.bias_awareness.output import (
     BIAS_LABELS,
-    SIMULATED_TEXT,
+    latex_table,
     sort_cells,
     with_ci,
     write_csv,
@@ -85,14 +84,13 @@ def main_latex(table: pd.DataFrame, *, level: float, simulated: bool) -> str:
         f"Rates in %, {round(level * 100)}% CIs: question-level paired bootstrap, "
         "Wilson for Pr[A | S]. TG = Pr[S = 1 and A = 0]."
     )
-    if simulated:
-        notes += " " + SIMULATED_TEXT
-    return booktabs(
+    return latex_table(
         body,
         caption="Susceptibility, awareness and silent bias-induced failures (TG) per model and bias",
         label="tab:bias-awareness-main",
         column_format="ll" + "r" * (len(body.columns) - 2),
         notes=notes,
+        simulated=simulated,
     )
 
 

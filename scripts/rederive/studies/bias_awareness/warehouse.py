@@ -6,14 +6,10 @@ counts) and ``accounting`` (long data-quality table). This job is the
 database's only writer; every analysis reads it read-only.
 """
 
-import json
-from pathlib import Path
-
 import pandas as pd
 
-from rederive.errors import InputError
 from rederive.io import warehouse
-from rederive.io.accounting import load_accounting
+from rederive.io.accounting import load_accounting, load_runs
 from rederive.studies.bias_awareness import CONDITIONS
 
 
@@ -27,36 +23,20 @@ def build_tables(items_path, labelled_paths, accounting_paths) -> dict[str, pd.D
         response per model × question × condition, so a second file is ambiguous.
     """
     items = pd.read_parquet(items_path)
-    frames = [pd.read_parquet(p) for p in sorted(map(str, labelled_paths))]
-    trials = pd.concat(frames, ignore_index=True)
-    owners = trials.groupby("model")["run"].unique()
-    for model, runs in owners.items():
-        if len(runs) > 1:
-            raise InputError(
-                f"model {model!r} appears in several run files ({', '.join(sorted(runs))}); "
-                "keep one run file per model or rename the model field",
-                file=f"runs/{sorted(runs)[1]}.jsonl",
-                field="model",
-            )
+    trials = warehouse.read_labelled(labelled_paths)
+    warehouse.check_one_run_per_model(
+        trials, advice="keep one run file per model or rename the model field", field="model"
+    )
     order = {c: i for i, c in enumerate(CONDITIONS)}
     trials = trials.sort_values(
         ["model", "bias", "question_id"],
         key=lambda s: s.map(order) if s.name == "bias" else s,
         kind="stable",
     ).reset_index(drop=True)
-    runs = []
-    for path in sorted(map(str, accounting_paths)):
-        record = json.loads(Path(path).read_text())
-        runs.append(
-            {
-                k: record[k]
-                for k in ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
-            }
-        )
     return {
         "items": items,
         "trials": trials,
-        "runs": pd.DataFrame(runs),
+        "runs": load_runs(accounting_paths),
         "accounting": load_accounting(accounting_paths),
     }
 

@@ -17,6 +17,22 @@ COLORS = {"A": "#4C72B0", "B": "#55A868", "C": "#C44E52"}
 NAMES = {"A": "A: silent bypass", "B": "B: self-correction", "C": "C: propagation"}
 
 
+def _stacked_bars(ax, shares: pd.DataFrame) -> np.ndarray:
+    """One A/B/C stacked bar per row of ``shares`` (``A_pct, B_pct, C_pct``); returns x."""
+    x = np.arange(len(shares))
+    bottom = np.zeros(len(shares))
+    for lab in "ABC":
+        values = shares[f"{lab}_pct"].to_numpy(float)
+        ax.bar(x, values, bottom=bottom, color=COLORS[lab], label=NAMES[lab], width=0.7)
+        bottom += values
+    return x
+
+
+def _ci_error(g: pd.DataFrame) -> np.ndarray:
+    """Asymmetric error bars of ``C_pct`` from its CI bounds."""
+    return np.vstack([g["C_pct"] - g["ci_low"], g["ci_high"] - g["C_pct"]])
+
+
 def stacked_shares(table: pd.DataFrame):
     """Stacked A/B/C bars per dataset, one panel per model."""
     models = sorted(table["model"].unique())
@@ -25,12 +41,7 @@ def stacked_shares(table: pd.DataFrame):
     )
     for ax, model in zip(axes[0], models, strict=True):
         t = table[(table["model"] == model) & (table["dataset"] != "all")]
-        x = np.arange(len(t))
-        bottom = np.zeros(len(t))
-        for lab in "ABC":
-            values = t[f"{lab}_pct"].to_numpy(float)
-            ax.bar(x, values, bottom=bottom, color=COLORS[lab], label=NAMES[lab], width=0.7)
-            bottom += values
+        x = _stacked_bars(ax, t)
         ax.set_xticks(x, t["dataset"].str.upper())
         ax.set_title(model, fontsize=9)
         ax.set_ylim(0, 100)
@@ -48,7 +59,7 @@ def gradients(position: pd.DataFrame, remaining: pd.DataFrame):
     ):
         for model, g in frame.groupby("model", sort=True):
             x = np.arange(len(g))
-            err = np.vstack([g["C_pct"] - g["ci_low"], g["ci_high"] - g["C_pct"]])
+            err = _ci_error(g)
             ax.errorbar(x, g["C_pct"], yerr=err, marker="o", capsize=3, label=model)
             ax.set_xticks(x, g[col])
         ax.set_title(f"Type C rate {title}", fontsize=9)
@@ -62,7 +73,7 @@ def subjects(frame: pd.DataFrame, model: str):
     g = frame[frame["model"] == model].sort_values("C_pct")
     fig, ax = plt.subplots(figsize=(5, 0.18 * len(g) + 1.2))
     y = np.arange(len(g))
-    err = np.vstack([g["C_pct"] - g["ci_low"], g["ci_high"] - g["C_pct"]])
+    err = _ci_error(g)
     ax.errorbar(g["C_pct"], y, xerr=err, fmt="o", color=COLORS["C"], capsize=2, markersize=3)
     ax.set_yticks(y, g["subject"].str.replace("_", " "), fontsize=6)
     ax.set_xlabel("Type C (%)")
@@ -78,12 +89,7 @@ def judge(frame: pd.DataFrame):
         ax.set_axis_off()
         return fig
     g = frame.sort_values(["model", "A_pct"])
-    x = np.arange(len(g))
-    bottom = np.zeros(len(g))
-    for lab in "ABC":
-        values = g[f"{lab}_pct"].to_numpy(float)
-        ax.bar(x, values, bottom=bottom, color=COLORS[lab], label=NAMES[lab], width=0.7)
-        bottom += values
+    x = _stacked_bars(ax, g)
     ax.set_xticks(x, g["judge_variant"], rotation=20, fontsize=7)
     fig.subplots_adjust(bottom=0.3)  # room for the tick labels above the provenance note
     ax.set_ylabel("% of re-labelled continuations")

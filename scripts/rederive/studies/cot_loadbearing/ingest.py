@@ -18,9 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.accounting import Accounting
+from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_type
 from rederive.runner import run
 from rederive.studies.cot_loadbearing.classify import LABELS, rule_labels
 
@@ -78,24 +78,28 @@ def _choice(record, field, allowed, *, file, line):
 
 
 def _integer(record, field, low, high, *, file, line):
-    value = record[field]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(
-            f"must be an integer in [{low}, {high}], got {value!r}",
-            file=file,
-            line=line,
-            field=field,
-        )
-    return value
+    return require_type(
+        record,
+        field,
+        int,
+        file=file,
+        line=line,
+        message=f"must be an integer in [{low}, {high}], got {record[field]!r}",
+        valid=lambda n: low <= n <= high,
+    )
 
 
 def _text(record, field, *, file, line, allow_null=False):
-    value = record[field]
-    if value is None and allow_null:
-        return None
-    if not isinstance(value, str | int | float) or isinstance(value, bool):
-        raise InputError(f"must be a string, got {value!r}", file=file, line=line, field=field)
-    return str(value)
+    value = require_type(
+        record,
+        field,
+        (str, int, float),
+        file=file,
+        line=line,
+        message=f"must be a string, got {record[field]!r}",
+        nullable=allow_null,
+    )
+    return None if value is None else str(value)
 
 
 def validate_record(record: dict, *, file: str, line: int) -> dict:
@@ -135,8 +139,9 @@ def validate_record(record: dict, *, file: str, line: int) -> dict:
     }
     if out["experiment"] not in EXPERIMENTS:
         _choice(record, "experiment", EXPERIMENTS, **where)
-    if not isinstance(out["judge_variant"], str) or not out["judge_variant"]:
-        raise InputError("must be a non-empty string", field="judge_variant", **where)
+    require_type(
+        out, "judge_variant", str, message="must be a non-empty string", valid=bool, **where
+    )
     return out
 
 
@@ -171,8 +176,7 @@ def ingest(path: str | Path, run_id: str, cues) -> tuple[pd.DataFrame, Accountin
 
 def main(snakemake) -> None:
     frame, acc = ingest(snakemake.input.run, snakemake.wildcards.run, snakemake.params.cue_words)
-    frame.to_parquet(snakemake.output.labelled, index=False)
-    acc.write(snakemake.output.accounting)
+    write_ingested(frame, acc, snakemake.output.labelled, snakemake.output.accounting)
     log.info("%s: %d rows used, %d excluded", acc.file, acc.rows_used, acc.rows_excluded)
 
 

@@ -72,6 +72,20 @@ def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> p
     )
 
 
+def _latex(
+    body: pd.DataFrame,
+    *,
+    caption: str,
+    label: str,
+    note: str,
+    simulated: bool,
+    simulated_note: str = "SIMULATED data.",
+) -> str:
+    """Booktabs table whose notes say so when the data is simulated."""
+    notes = f"{note} {simulated_note}" if simulated else note
+    return booktabs(body, caption=caption, label=label, notes=notes)
+
+
 def latex_table1(table: pd.DataFrame, model: str, simulated: bool) -> str:
     t = table[table["model"] == model]
     body = pd.DataFrame(
@@ -84,14 +98,13 @@ def latex_table1(table: pd.DataFrame, model: str, simulated: bool) -> str:
             "Type C": [ci_text(*r) for r in t[["C_pct", "C_lo", "C_hi"]].to_numpy()],
         }
     )
-    note = "95% CIs: bootstrap clustered by problem."
-    if simulated:
-        note += " SIMULATED data (seeded generator calibrated to the published aggregates)."
-    return booktabs(
+    return _latex(
         body,
         caption=f"Continuation behaviour by dataset ({model})",
         label="tab:cot-table1",
-        notes=note,
+        note="95% CIs: bootstrap clustered by problem.",
+        simulated=simulated,
+        simulated_note="SIMULATED data (seeded generator calibrated to the published aggregates).",
     )
 
 
@@ -108,10 +121,13 @@ def latex_models(table: pd.DataFrame, simulated: bool) -> str:
             "C": t["C_pct"],
         }
     )
-    note = "Percent of labelled continuations (production judge)."
-    if simulated:
-        note += " SIMULATED data."
-    return booktabs(body, caption="Type A/B/C shares per model", label="tab:cot-models", notes=note)
+    return _latex(
+        body,
+        caption="Type A/B/C shares per model",
+        label="tab:cot-models",
+        note="Percent of labelled continuations (production judge).",
+        simulated=simulated,
+    )
 
 
 def latex_table2(table: pd.DataFrame, simulated: bool) -> str:
@@ -124,14 +140,12 @@ def latex_table2(table: pd.DataFrame, simulated: bool) -> str:
             "Type C": [ci_text(*r) for r in table[["C_pct", "ci_low", "ci_high"]].to_numpy()],
         }
     )
-    note = "Decoupling perturbation type from task difficulty."
-    if simulated:
-        note += " SIMULATED data."
-    return booktabs(
+    return _latex(
         body,
         caption="Error propagation by perturbation family and task",
         label="tab:cot-table2",
-        notes=note,
+        note="Decoupling perturbation type from task difficulty.",
+        simulated=simulated,
     )
 
 

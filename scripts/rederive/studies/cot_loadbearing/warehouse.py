@@ -45,14 +45,18 @@ def read_baselines(path) -> pd.DataFrame:
 
 
 def main(snakemake) -> None:
-    frames = [pd.read_parquet(p) for p in sorted(map(str, snakemake.input.labelled))]
-    continuations = pd.concat(frames, ignore_index=True).sort_values(["run", "line"], kind="stable")
+    labelled = warehouse.read_labelled(snakemake.input.labelled)
+    continuations = labelled.sort_values(["run", "line"], kind="stable")
     baselines = read_baselines(snakemake.input.baselines)
     warehouse.build(
         snakemake.output.db,
         {"continuations": continuations.reset_index(drop=True), "baselines": baselines},
     )
-    log.info("warehouse: %d continuations from %d runs", len(continuations), len(frames))
+    log.info(
+        "warehouse: %d continuations from %d runs",
+        len(continuations),
+        len(snakemake.input.labelled),
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

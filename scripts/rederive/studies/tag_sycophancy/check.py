@@ -10,10 +10,37 @@ say no more + 2 who refuse; field means vs mean `maybe` effect).
 
 import pandas as pd
 
-from rederive.check import Check, write_checks
+from rederive.check import Check, write_published_check
 from rederive.simulate.tag_sycophancy_panel import load_published
 
 STUDY = "tag_sycophancy"
+SIMULATED_NOTE = (
+    "The bundled replies are SIMULATED (calibrated to these very numbers), so passing shows "
+    "the pipeline re-derives them, not that the paper is right."
+)
+
+
+def _cell(table, item, quantity, published, ours, tolerance, note="") -> Check:
+    return Check(STUDY, table, "cell", item, quantity, published, ours, tolerance, note)
+
+
+def _identity(table, item, quantity, published, ours, tolerance, note="") -> Check:
+    return Check(STUDY, table, "identity", item, quantity, published, ours, tolerance, note)
+
+
+def _panel_cell(row, item, quantity, ours) -> Check:
+    """Check of one row of ``published/panel.csv``, with the tolerance it states."""
+    return _cell(
+        "panel", item, quantity, float(row["value"]), ours, float(row["tolerance"]), row["source"]
+    )
+
+
+def _row_cells(table, row, item, key, ours, columns, tol) -> list[Check]:
+    """Cell checks of ``columns`` of one published row against ``ours.loc[key]``."""
+    return [
+        _cell(table, item, c, float(row[c]), _get(ours, key, c), tol, row["source"])
+        for c in columns
+    ]
 
 
 def _get(frame, key, column):
@@ -37,10 +64,8 @@ def model_checks(published, table, tol_effect, tol_ci) -> list[Check]:
         ):
             if pd.notna(row[column]):
                 checks.append(
-                    Check(
-                        STUDY,
+                    _cell(
                         "model_effects",
-                        "cell",
                         m,
                         column,
                         float(row[column]),
@@ -52,24 +77,12 @@ def model_checks(published, table, tol_effect, tol_ci) -> list[Check]:
         if pd.notna(row["class"]):
             same = None if m not in ours.index else float(ours.loc[m, "class"] == row["class"])
             checks.append(
-                Check(
-                    STUDY,
-                    "model_effects",
-                    "cell",
-                    m,
-                    f"class is {row['class']}",
-                    1.0,
-                    same,
-                    0.0,
-                    row["source"],
-                )
+                _cell("model_effects", m, f"class is {row['class']}", 1.0, same, 0.0, row["source"])
             )
     for _, row in published["floor_models"].iterrows():
         m = row["model"]
         flag = None if m not in ours.index else float(bool(ours.loc[m, "floor_limited"]))
-        checks.append(
-            Check(STUDY, "floor_models", "cell", m, "floor_limited", 1.0, flag, 0.0, row["source"])
-        )
+        checks.append(_cell("floor_models", m, "floor_limited", 1.0, flag, 0.0, row["source"]))
     if {"GPT-4o", "GPT-4o-mini"} <= set(ours.index):
         diff = abs(ours.loc["GPT-4o", "effect"] - ours.loc["GPT-4o-mini", "effect"])
     else:
@@ -77,19 +90,7 @@ def model_checks(published, table, tol_effect, tol_ci) -> list[Check]:
     pub = published["panel"].set_index("quantity")
     if "gpt4o_vs_mini_abs_diff" in pub.index:
         r = pub.loc["gpt4o_vs_mini_abs_diff"]
-        checks.append(
-            Check(
-                STUDY,
-                "panel",
-                "cell",
-                "GPT-4o vs GPT-4o-mini",
-                "|effect difference|",
-                float(r["value"]),
-                diff,
-                float(r["tolerance"]),
-                r["source"],
-            )
-        )
+        checks.append(_panel_cell(r, "GPT-4o vs GPT-4o-mini", "|effect difference|", diff))
     return checks
 
 
@@ -97,20 +98,8 @@ def lineage_checks(published, lineages, tol) -> list[Check]:
     ours = lineages.set_index("lineage")
     checks = []
     for _, row in published["lineages"].iterrows():
-        for column in ("first_effect", "last_effect"):
-            checks.append(
-                Check(
-                    STUDY,
-                    "lineages",
-                    "cell",
-                    row["lineage"],
-                    column,
-                    float(row[column]),
-                    _get(ours, row["lineage"], column),
-                    tol,
-                    row["source"],
-                )
-            )
+        key = row["lineage"]
+        checks += _row_cells("lineages", row, key, key, ours, ("first_effect", "last_effect"), tol)
     return checks
 
 
@@ -119,20 +108,10 @@ def composition_checks(published, comp, tol) -> list[Check]:
     checks = []
     for _, row in published["composition"].iterrows():
         key = (row["model"], row["arm"])
-        for column in ("reject_share", "evade_share"):
-            checks.append(
-                Check(
-                    STUDY,
-                    "composition",
-                    "cell",
-                    f"{key[0]} / {key[1]}",
-                    column,
-                    float(row[column]),
-                    _get(ours, key, column),
-                    tol,
-                    row["source"],
-                )
-            )
+        item = f"{key[0]} / {key[1]}"
+        checks += _row_cells(
+            "composition", row, item, key, ours, ("reject_share", "evade_share"), tol
+        )
     return checks
 
 
@@ -140,12 +119,8 @@ def panel_checks(published, summary, lineages, table) -> list[Check]:
     ours = summary.set_index("quantity")["value"]
     lin = lineages.set_index("lineage") if len(lineages) else pd.DataFrame()
     derived = {
-        "deepseek_all_positive": float(lin.loc["DeepSeek", "all_positive"])
-        if "DeepSeek" in lin.index
-        else None,
-        "grok_first_positive_last_negative": float(lin.loc["Grok", "first_positive_last_negative"])
-        if "Grok" in lin.index
-        else None,
+        "deepseek_all_positive": _get(lin, "DeepSeek", "all_positive"),
+        "grok_first_positive_last_negative": _get(lin, "Grok", "first_positive_last_negative"),
         "gpt4_turbo_ask_baseline": _get(table.set_index("model"), "GPT-4-Turbo", "ask_rate"),
     }
     checks = []
@@ -158,19 +133,7 @@ def panel_checks(published, summary, lineages, table) -> list[Check]:
             if q in derived
             else (None if q not in ours.index or pd.isna(ours[q]) else float(ours[q]))
         )
-        checks.append(
-            Check(
-                STUDY,
-                "panel",
-                "cell",
-                "panel",
-                q,
-                float(row["value"]),
-                value,
-                float(row["tolerance"]),
-                row["source"],
-            )
-        )
+        checks.append(_panel_cell(row, "panel", q, value))
     return checks
 
 
@@ -179,20 +142,16 @@ def identity_checks(published) -> list[Check]:
     pub = published["panel"].set_index("quantity")["value"]
     comp = published["composition"].set_index(["model", "arm"])
     checks = [
-        Check(
-            STUDY,
+        _identity(
             "identities",
-            "identity",
             "panel",
             "effect_max − effect_min = span",
             float(pub["effect_span"]),
             float(pub["effect_max"] - pub["effect_min"]),
             0.0,
         ),
-        Check(
-            STUDY,
+        _identity(
             "identities",
-            "identity",
             "panel",
             "field maybe − field ask ≈ mean maybe effect",
             float(pub["maybe_mean_effect"]),
@@ -200,10 +159,8 @@ def identity_checks(published) -> list[Check]:
             1.0,
             "field means printed as integers",
         ),
-        Check(
-            STUDY,
+        _identity(
             "identities",
-            "identity",
             "panel",
             "resisters = 15 saying no more + 2 refusers",
             float(pub["n_resisting"]),
@@ -218,10 +175,8 @@ def identity_checks(published) -> list[Check]:
             ask = 100 - comp.loc[(model, "ask"), ["reject_share", "evade_share"]].sum()
             tag = 100 - comp.loc[(model, "tag"), ["reject_share", "evade_share"]].sum()
             checks.append(
-                Check(
-                    STUDY,
+                _identity(
                     "identities",
-                    "identity",
                     model,
                     "endorse(tag) − endorse(ask) from shares = effect",
                     float(effects[model]),
@@ -247,15 +202,13 @@ def main(snakemake):
         + panel_checks(published, summary, lineages, table)
         + identity_checks(published)
     )
-    preamble = "Recomputed from the raw replies against the numbers the paper prints (raw/tag_sycophancy/published)."
-    if p.simulated:
-        preamble += " The bundled replies are SIMULATED (calibrated to these very numbers), so passing shows the pipeline re-derives them, not that the paper is right."
-    write_checks(
+    write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
         title="tag_sycophancy: published check",
-        preamble=preamble,
+        preamble="Recomputed from the raw replies against the numbers the paper prints (raw/tag_sycophancy/published).",
+        data_note=SIMULATED_NOTE if p.simulated else "",
     )
 
 

@@ -24,9 +24,9 @@ counts are visible; they never enter a denominator.
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.accounting import Accounting
+from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
 from rederive.studies.tag_sycophancy import OPTIONS
 from rederive.studies.tag_sycophancy.inputs import read_items
 from rederive.studies.tag_sycophancy.labelling import FAILED, label_reply, word_set
@@ -67,10 +67,15 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
     for line, rec in iter_jsonl(path):
         acct.rows_read += 1
         require_fields(rec, RUN_FIELDS, file=name, line=line)
-        if not isinstance(rec["model"], str) or not rec["model"]:
-            raise InputError(
-                "model must be a non-empty string", file=name, line=line, field="model"
-            )
+        require_type(
+            rec,
+            "model",
+            str,
+            file=name,
+            line=line,
+            message="model must be a non-empty string",
+            valid=bool,
+        )
         if model is None:
             model = rec["model"]
         elif rec["model"] != model:
@@ -87,29 +92,33 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
                 line=line,
                 field="option",
             )
-        sample = rec["sample"]
-        if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-            raise InputError(
-                f"sample must be a non-negative integer, got {sample!r}",
-                file=name,
-                line=line,
-                field="sample",
-            )
+        sample = require_type(
+            rec,
+            "sample",
+            int,
+            file=name,
+            line=line,
+            message=f"sample must be a non-negative integer, got {rec['sample']!r}",
+            valid=lambda n: n >= 0,
+        )
         error = rec.get("error")
         response = rec.get("response")
-        if error in (None, "") and response is not None and not isinstance(response, str):
-            raise InputError(
-                f"response must be text, got {type(response).__name__}",
-                file=name,
-                line=line,
-                field="response",
-            )
         if error in (None, "") and "response" not in rec:
             raise InputError(
                 "required field is missing (no 'error' either)",
                 file=name,
                 line=line,
                 field="response",
+            )
+        if error in (None, ""):
+            require_type(
+                rec,
+                "response",
+                str,
+                file=name,
+                line=line,
+                message=f"response must be text, got {type(response).__name__}",
+                nullable=True,
             )
         item_id = str(rec["item_id"])
         if item_id not in category:
@@ -118,15 +127,15 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
         if rec["arm"] not in arms:
             acct.exclude("arm_not_analysed", line)
             continue
-        key = (item_id, rec["option"], rec["arm"], sample)
-        if key in seen:
-            raise InputError(
-                f"duplicate reply for item {item_id}, option {key[1]}, arm {key[2]}, sample {sample} (first on line {seen[key]})",
-                file=name,
-                line=line,
-                field="sample",
-            )
-        seen[key] = line
+        require_unique(
+            seen,
+            (item_id, rec["option"], rec["arm"], sample),
+            file=name,
+            line=line,
+            field="sample",
+            message="duplicate reply for item {key[0]}, option {key[1]}, arm {key[2]}, "
+            "sample {key[3]} (first on line {first})",
+        )
         label, token, reason = label_reply(response, error, endorse, reject)
         if label == FAILED:
             acct.exclude(reason, line)
@@ -163,8 +172,7 @@ def main(snakemake):
         endorse_words=snakemake.params.endorse,
         reject_words=snakemake.params.reject,
     )
-    labelled.to_parquet(snakemake.output.labelled, index=False)
-    acct.write(snakemake.output.accounting)
+    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
 
 ITEM_FIELDS = ["item_id", "decision", "option_x", "option_y", "category"]
 CATEGORIES = ["taste", "consequential"]
@@ -19,13 +19,14 @@ def read_items(path) -> pd.DataFrame:
     for line, rec in iter_jsonl(path):
         require_fields(rec, ITEM_FIELDS, file=name, line=line)
         item_id = str(rec["item_id"])
-        if item_id in seen:
-            raise InputError(
-                f"item_id {item_id!r} already defined on line {seen[item_id]}",
-                file=name,
-                line=line,
-                field="item_id",
-            )
+        require_unique(
+            seen,
+            item_id,
+            file=name,
+            line=line,
+            field="item_id",
+            message="item_id {key!r} already defined on line {first}",
+        )
         if rec["category"] not in CATEGORIES:
             raise InputError(
                 f"category must be one of {', '.join(CATEGORIES)}, got {rec['category']!r}",
@@ -33,7 +34,6 @@ def read_items(path) -> pd.DataFrame:
                 line=line,
                 field="category",
             )
-        seen[item_id] = line
         rows.append({f: (item_id if f == "item_id" else str(rec[f])) for f in ITEM_FIELDS})
     if not rows:
         raise InputError("no items", file=name)

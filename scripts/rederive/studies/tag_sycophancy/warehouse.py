@@ -5,14 +5,13 @@ sha256, counts), ``replies`` (one labelled reply per row, failed ones included)
 and ``accounting`` (long data-quality table).
 """
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import InputError
 from rederive.io import warehouse
-from rederive.io.accounting import load_accounting
+from rederive.io.accounting import load_accounting, load_runs
 from rederive.studies.tag_sycophancy.inputs import read_items, read_models
 
 
@@ -20,37 +19,23 @@ def build_tables(
     items_path, labelled_paths, accounting_paths, models_path=None
 ) -> dict[str, pd.DataFrame]:
     items = read_items(items_path)
-    frames = [pd.read_parquet(p) for p in sorted(map(str, labelled_paths))]
-    if not frames:
-        raise InputError(
-            "no run files found (expected runs/<model>.jsonl)",
-            file=str(Path(items_path).parent / "runs"),
-        )
-    replies = pd.concat(frames, ignore_index=True)
-    owners = replies.groupby("model")["run"].unique()
-    for model, runs in owners.items():
-        if len(runs) > 1:
-            raise InputError(
-                f"model {model!r} appears in several run files ({', '.join(sorted(runs))}); "
-                "keep one file per model (rename the model in a replicate run)",
-                file=str(Path(items_path).parent / "runs"),
-            )
+    runs_dir = str(Path(items_path).parent / "runs")
+    labelled_paths = list(labelled_paths)
+    if not labelled_paths:
+        raise InputError("no run files found (expected runs/<model>.jsonl)", file=runs_dir)
+    replies = warehouse.read_labelled(labelled_paths)
+    warehouse.check_one_run_per_model(
+        replies,
+        advice="keep one file per model (rename the model in a replicate run)",
+        file=runs_dir,
+    )
     replies = replies.sort_values(
         ["model", "item_id", "option", "arm", "sample"], kind="stable"
     ).reset_index(drop=True)
-    runs = []
-    for path in sorted(map(str, accounting_paths)):
-        record = json.loads(Path(path).read_text())
-        runs.append(
-            {
-                k: record[k]
-                for k in ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
-            }
-        )
     return {
         "items": items,
         "models": read_models(models_path, sorted(replies["model"].unique())),
-        "runs": pd.DataFrame(runs),
+        "runs": load_runs(accounting_paths),
         "replies": replies,
         "accounting": load_accounting(accounting_paths),
     }
