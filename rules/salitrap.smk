@@ -99,9 +99,7 @@ rule tabulate_salitrap_main:
         CONDA_ENV
     params:
         dimensions=SALITRAP["dimensions"],
-        n_boot=SALITRAP["bootstrap"]["n_boot"],
-        level=SALITRAP["bootstrap"]["level"],
-        seed=SALITRAP["bootstrap"]["seed"],
+        bootstrap=SALITRAP["bootstrap"],
         metrics=SALITRAP["metrics"],
         raw_dir=SALITRAP["raw_dir"],
     script:
@@ -158,9 +156,7 @@ rule tabulate_salitrap_liberation:
         conditions=SALITRAP["liberation"]["conditions"],
         sc_label=SALITRAP["liberation"]["sc_label"],
         pass_labels=SALITRAP["metrics"]["TAR"]["numerator"],
-        n_boot=SALITRAP["bootstrap"]["n_boot"],
-        level=SALITRAP["bootstrap"]["level"],
-        seed=SALITRAP["bootstrap"]["seed"],
+        bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
     script:
         "../scripts/rederive/studies/salitrap/liberation.py"
@@ -184,9 +180,7 @@ rule tabulate_salitrap_interventions:
     params:
         conditions=SALITRAP["interventions"]["conditions"],
         metrics=SALITRAP["metrics"],
-        n_boot=SALITRAP["bootstrap"]["n_boot"],
-        level=SALITRAP["bootstrap"]["level"],
-        seed=SALITRAP["bootstrap"]["seed"],
+        bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
     script:
         "../scripts/rederive/studies/salitrap/interventions.py"
@@ -218,9 +212,7 @@ rule analyse_salitrap_density:
         metric_names=SALITRAP["density"]["metrics"],
         low=SALITRAP["density"]["low"],
         high=SALITRAP["density"]["high"],
-        n_boot=SALITRAP["bootstrap"]["n_boot"],
-        level=SALITRAP["bootstrap"]["level"],
-        seed=SALITRAP["bootstrap"]["seed"],
+        bootstrap=SALITRAP["bootstrap"],
     script:
         "../scripts/rederive/studies/salitrap/density.py"
 
@@ -249,9 +241,7 @@ rule compare_salitrap_models:
     params:
         metrics=SALITRAP["metrics"],
         q=SALITRAP["comparisons"]["fdr_q"],
-        n_boot=SALITRAP["bootstrap"]["n_boot"],
-        level=SALITRAP["bootstrap"]["level"],
-        seed=SALITRAP["bootstrap"]["seed"],
+        bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
     script:
         "../scripts/rederive/studies/salitrap/comparisons.py"
@@ -340,13 +330,13 @@ rule plot_salitrap_overview:
     input:
         distribution="results/salitrap/tables/label_distribution.csv",
     output:
-        png=report(
+        overview_png=report(
             "results/salitrap/figures/overview_labels.png",
             caption="report/salitrap/fig_overview.rst",
             category="SaliTrap",
             subcategory="Overview",
         ),
-        pdf="results/salitrap/figures/overview_labels.pdf",
+        overview_pdf="results/salitrap/figures/overview_labels.pdf",
     log:
         "results/logs/salitrap/plot_overview.log",
     conda:

@@ -1,64 +1,117 @@
-"""1PL recovery on data simulated from a known Rasch model, and the ability bootstrap.
+"""The SaliTrap IRT job around the shared 1PL (rederive.stats.irt): response matrix
+from labels, which ability is reported, the seed-cluster bootstrap, statistics.
 
-Thresholds: with 12 models the Rasch model pins abilities well (each sees
-every item) but an item's difficulty only through 12 binary answers, so we ask
-abilities for a rank correlation >= 0.95 and a centred error <= 0.6 logits, and
-difficulties only for a Pearson correlation >= 0.8 (an item all 12 models pass
-or fail carries no information beyond its sign).
+Recovery, determinism and the bootstrap itself are tested with the shared module
+(tests/stats/test_irt.py); here a small simulated Rasch matrix only has to show
+that the study wires them together as its captions say.
 """
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import pearsonr, spearmanr
+from scipy.stats import spearmanr
 
-from rederive.stats.bootstrap import rng_for
-from rederive.stats.irt import fit_1pl
-from rederive.studies.salitrap.irt_pyirt import bootstrap_ability
+from rederive.stats.irt import bootstrap_ability, fit_1pl
+from rederive.studies.salitrap.irt_fit import (
+    ABILITY_COLUMNS,
+    abilities,
+    binary_responses,
+    summarise,
+)
 
 pytestmark = pytest.mark.slow
+
+BOOT = dict(seed=3, level=0.95)
 
 
 @pytest.fixture(scope="module")
 def rasch():
     rng = np.random.default_rng(11)
-    theta = np.linspace(-2, 2, 12)
-    b = rng.normal(0, 1.2, 300)
-    y = (rng.random((12, 300)) < 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))).astype(float)
-    y[0, :3] = np.nan  # a few missing cells must not break anything
+    theta = np.linspace(-2, 2, 8)
+    b = rng.normal(0, 1.2, 240)
+    y = (rng.random((8, 240)) < 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))).astype(float)
     responses = pd.DataFrame(
-        y, index=[f"m{j:02d}" for j in range(12)], columns=[f"i{k:03d}" for k in range(300)]
+        y, index=[f"m{j}" for j in range(8)], columns=[f"i{k:03d}" for k in range(240)]
     )
-    result = fit_1pl(responses, epochs=300, priors="hierarchical", lr=0.1, seed=3)
-    return theta, b, responses, result
+    clusters = np.arange(240) // 3  # three items per seed
+    # One short py-irt fit serves every test (convergence is not the point here).
+    result = fit_1pl(responses, epochs=150, lr=0.1, priors="hierarchical", seed=3)
+    ability = abilities(responses, result, clusters, n_boot=200, **BOOT)
+    return responses, clusters, ability, result.difficulty, result
 
 
-def test_recovers_abilities_and_difficulties(rasch):
-    theta, b, responses, result = rasch
-    ability = result.ability.reindex(responses.index).to_numpy()
-    assert spearmanr(ability, theta).statistic >= 0.95
-    centred = (ability - ability.mean()) - (theta - theta.mean())
-    assert np.abs(centred).max() <= 0.6
-    difficulty = result.difficulty.reindex(responses.columns).to_numpy()
-    assert pearsonr(difficulty, b).statistic >= 0.8
-
-
-def test_same_seed_same_fit(rasch):
-    _, _, responses, result = rasch
-    again = fit_1pl(responses, epochs=300, priors="hierarchical", lr=0.1, seed=3)
-    np.testing.assert_array_equal(result.ability.to_numpy(), again.ability.to_numpy())
-
-
-def test_ability_intervals_cover_and_order(rasch):
-    theta, _, responses, result = rasch
-    clusters = np.arange(responses.shape[1]) // 3
-    ci = bootstrap_ability(
-        responses, result, clusters=clusters, n_boot=300, rng=rng_for(1, "t"), level=0.95
+def test_binary_responses_from_labels():
+    labels = pd.DataFrame(
+        {
+            "A": ["Strict Pass", "Hard Fail", np.nan],
+            "B": ["CoT Hijacked", "Strict Pass", "Refusal"],
+        },
+        index=["i0", "i1", "i2"],
     )
-    ability = result.ability.reindex(responses.index).to_numpy()
-    assert (ci["ci_low"].to_numpy() <= ability).all() and (
-        ability <= ci["ci_high"].to_numpy()
+    r = binary_responses(labels, ["Strict Pass"])
+    assert list(r.index) == ["A", "B"] and list(r.columns) == ["i0", "i1", "i2"]
+    np.testing.assert_array_equal(r.loc["A"].to_numpy(), [1.0, 0.0, np.nan])
+    np.testing.assert_array_equal(r.loc["B"].to_numpy(), [0.0, 1.0, 0.0])
+
+
+def test_reports_the_conditional_ml_ability_with_its_cluster_bootstrap(rasch):
+    responses, clusters, ability, difficulty, result = rasch
+    assert list(ability.columns) == ["model", *ABILITY_COLUMNS, "ability_pyirt"]
+    # Same fit, same seed, same clusters: the shared bootstrap gives these exact numbers.
+    shared = bootstrap_ability(
+        responses, result.difficulty, n_boot=200, seed=3, level=0.95, clusters=clusters
+    ).table
+    table = ability.set_index("model")
+    pd.testing.assert_frame_equal(
+        table[ABILITY_COLUMNS], shared[ABILITY_COLUMNS], check_names=False
+    )
+    assert (table["ci_low"] <= table["ability"]).all() and (
+        table["ability"] <= table["ci_high"]
     ).all()
-    width = (ci["ci_high"] - ci["ci_low"]).to_numpy()
-    # 300 items: intervals of a few tenths of a logit, never degenerate
-    assert (width > 0.1).all() and (width < 2.0).all()
+    # py-irt's posterior mean is kept alongside, from the same fit.
+    np.testing.assert_array_equal(
+        table["ability_pyirt"].to_numpy(), result.ability.reindex(table.index).to_numpy()
+    )
+    assert difficulty.index.equals(responses.columns)
+
+
+def test_clusters_change_the_intervals_not_the_estimate(rasch):
+    responses, clusters, ability, _, result = rasch
+    single = abilities(responses, result, np.arange(responses.shape[1]), n_boot=200, **BOOT)
+    np.testing.assert_array_equal(single["ability"].to_numpy(), ability["ability"].to_numpy())
+    assert not np.allclose(single["ci_low"].to_numpy(), ability["ci_low"].to_numpy())
+
+
+def test_without_bootstrap_the_same_ability_and_no_interval(rasch):
+    responses, clusters, ability, _, result = rasch
+    plain = abilities(responses, result, clusters, n_boot=0, **BOOT)
+    np.testing.assert_allclose(plain["ability"].to_numpy(), ability["ability"].to_numpy())
+    assert plain["ci_low"].isna().all() and plain["se_boot"].isna().all()
+
+
+def test_complete_data_orders_models_as_tar(rasch):
+    responses, _, ability, difficulty, _ = rasch
+    items = pd.DataFrame(
+        {
+            "item_id": responses.columns,
+            "dimension": "d1",
+            "naturalness": np.arange(responses.shape[1]) % 5,
+            "difficulty": difficulty.to_numpy(),
+        }
+    )
+    table, by_dimension, stats = summarise(ability, items, responses, ["d1"], {"epochs": 150})
+    stat = stats.set_index("statistic")["value"]
+    # Number of passes is sufficient for the 1PL ability: rank correlation 1.
+    assert stat["spearman_rho_ability_tar"] == pytest.approx(1.0)
+    assert spearmanr(table["ability_pyirt"], table["tar"]).statistic > 0.9
+    assert "spearman_rho_pyirt_ability_tar" in stat.index and stat["setting_epochs"] == 150
+    assert list(table["rank"]) == list(range(1, 9))
+    assert (table["ability"].diff().dropna() <= 0).all()
+    assert set(by_dimension["dimension"]) == {"d1", "overall"}
+
+
+def test_same_seed_same_tables(rasch):
+    responses, clusters, ability, _, result = rasch
+    pd.testing.assert_frame_equal(
+        ability, abilities(responses, result, clusters, n_boot=200, **BOOT)
+    )

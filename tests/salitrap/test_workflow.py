@@ -1,4 +1,10 @@
-"""End-to-end: the real Snakefile on a tiny SaliTrap data set in a temp directory."""
+"""End-to-end: the real Snakefile on a tiny SaliTrap data set in a temp directory.
+
+The tiny project is built once for the module with the smallest settings that
+still exercise every job (200 bootstrap replicates, a 50-epoch IRT fit with 20
+ability replicates); the other tests dry-run against it, or rebuild only what
+they compare, or stop at the first job that reads the bad input.
+"""
 
 import json
 import os
@@ -12,7 +18,7 @@ from workflow_utils import REPO, run_workflow
 
 pytestmark = pytest.mark.slow
 
-OUTPUTS = [
+TABLES = [
     "results/salitrap/tables/table1_tar_hfr.csv",
     "results/salitrap/tables/table1_tar_hfr.tex",
     "results/salitrap/tables/table2_scr_si.csv",
@@ -35,13 +41,14 @@ OUTPUTS = [
     "results/salitrap/tables/ranking.tex",
     "results/salitrap/tables/irt_items.csv",
     "results/salitrap/tables/irt_models.csv",
+]
+OUTPUTS = [
+    *TABLES,
     "results/salitrap/check/published_check.csv",
     "results/salitrap/check/published_check.md",
     "results/summary/published_check.md",
     "results/summary/provenance.json",
 ]
-
-
 FIGURES = [
     "fig4_irt",
     "fig5_dendrogram",
@@ -53,6 +60,18 @@ FIGURES = [
     "fig11_jaccard",
     "fig12_density_by_dimension",
     "overview_labels",
+]
+# Rebuilt from scratch and compared byte for byte: every seeded step that is
+# cheap (the bootstrap tables, failure sets, pairwise comparisons) and the py-irt
+# fit with its ability bootstrap. Figures only redraw these CSVs.
+DETERMINISM = [
+    "results/salitrap/tables/table1_tar_hfr.csv",
+    "results/salitrap/tables/table1_tar_hfr.tex",
+    "results/salitrap/tables/table5_pairs.csv",
+    "results/salitrap/tables/failure_pairs.csv",
+    "results/salitrap/tables/pairwise_tar.csv",
+    "results/salitrap/tables/irt_items.csv",
+    "results/salitrap/tables/irt_models.csv",
 ]
 
 
@@ -68,10 +87,22 @@ def overrides(**salitrap):
         "studies": ["salitrap"],
         "salitrap": {
             "bootstrap": {"n_boot": 200},
-            "irt": {"epochs": 100, "n_boot": 3},
+            "irt": {"epochs": 50, "n_boot": 20},
             **salitrap,
         },
     }
+
+
+def quiet_plan(root) -> dict[str, int]:
+    """Jobs a dry run would start, per rule (``-n --quiet rules``)."""
+    proc = run_workflow(root, overrides(), extra_args=["-n", "--quiet", "rules"])
+    out = proc.stdout + proc.stderr
+    plan = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] != "total":
+            plan[parts[0]] = int(parts[1])
+    return plan
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +147,7 @@ def test_check_covers_tables_1_to_7(built):
 
 def test_table1_counts_match_the_raw_rows(built):
     t1 = pd.read_csv(built / "results/salitrap/tables/table1_tar_hfr.csv")
-    runs = {}
+    overall = t1[t1.dimension == "overall"].set_index(["model", "metric"])
     for model in ("Model-A", "Model-B", "Model-C"):
         rows = [
             json.loads(line)
@@ -127,18 +158,14 @@ def test_table1_counts_match_the_raw_rows(built):
             for r in rows
             if not r["skipped"] and r["judge_label"] in tiny.LABELS and not r["error"]
         ]
-        runs[model] = valid
-        overall = t1[(t1.model == model) & (t1.dimension == "overall") & (t1.metric == "TAR")].iloc[
-            0
-        ]
-        assert overall["denominator"] == len(valid) == len(rows) - 2
-        assert overall["numerator"] == sum(r["judge_label"] == "Strict Pass" for r in valid)
-        hfr = t1[(t1.model == model) & (t1.dimension == "overall") & (t1.metric == "HFR")].iloc[0]
+        tar = overall.loc[(model, "TAR")]
+        assert tar["denominator"] == len(valid) == len(rows) - 2
+        assert tar["numerator"] == sum(r["judge_label"] == "Strict Pass" for r in valid)
         # default config: HFR counts strong failures (Hard Fail + CoT Hijacked)
-        assert hfr["numerator"] == sum(
+        assert overall.loc[(model, "HFR"), "numerator"] == sum(
             r["judge_label"] in ("Hard Fail", "CoT Hijacked") for r in valid
         )
-        assert overall["ci_low"] <= overall["percent"] <= overall["ci_high"]
+        assert tar["ci_low"] <= tar["percent"] <= tar["ci_high"]
 
 
 def test_data_quality_counts_every_excluded_row(built):
@@ -160,31 +187,26 @@ def test_second_run_has_nothing_to_do_and_touch_is_free(built):
 
 
 def test_new_run_file_ingests_only_that_file(built, tmp_path):
+    # Only the plan is needed: which run files would be ingested. What the new run
+    # is called in the tables (overlapping runs of one model) is unit-tested in
+    # test_metrics.py.
     root = tmp_path / "copy"
-    shutil.copytree(built, root, ignore=shutil.ignore_patterns(".snakemake"))
-    shutil.copytree(built / ".snakemake", root / ".snakemake", symlinks=True)
+    shutil.copytree(built, root, symlinks=True)
     shutil.copy(
         root / "raw/salitrap/runs/Model-B.jsonl", root / "raw/salitrap/runs/Model-B-rerun.jsonl"
     )
-    proc = run_workflow(root, overrides(), extra_args=["-n", "--quiet", "rules"])
-    out = proc.stdout + proc.stderr
-    assert "ingest_salitrap_run" in out and "build_salitrap_warehouse" in out
-    ingest_line = next(
-        line for line in out.splitlines() if line.strip().startswith("ingest_salitrap_run")
-    )
-    assert ingest_line.split()[-1] == "1", out
-    run_workflow(root, overrides())
-    quality = pd.read_csv(root / "results/salitrap/tables/data_quality.csv")
-    assert quality["reason"].str.contains("reported as 'Model-B \\[Model-B-rerun\\]'").any()
+    plan = quiet_plan(root)
+    assert plan.get("ingest_salitrap_run") == 1, plan
+    assert plan.get("build_salitrap_warehouse") == 1, plan
+    assert "ingest_salitrap_items" not in plan, plan
 
 
 def test_identical_tables_on_rerun_from_scratch(built, tmp_path):
     root = tmp_path / "again"
     make_project(root)
-    run_workflow(root, overrides())
-    for path in OUTPUTS:
-        if path.endswith("provenance.json"):
-            continue
+    run_workflow(root, overrides(), targets=DETERMINISM)
+    assert not (root / "results/salitrap/figures").exists()  # only what is compared
+    for path in DETERMINISM:
         assert (root / path).read_bytes() == (built / path).read_bytes(), path
 
 
@@ -192,10 +214,12 @@ def test_bad_input_gives_a_clear_message_not_a_traceback(tmp_path):
     raw = make_project(tmp_path)
     run_file = raw / "runs" / "Model-A.jsonl"
     lines = run_file.read_text().splitlines()
-    lines[4] = lines[4].replace('"Hard Fail"', '"Hardfail"').replace('"Strict Pass"', '"Hardfail"')
     lines[4] = json.dumps({**json.loads(lines[4]), "judge_label": "Hardfail"})
     run_file.write_text("\n".join(lines) + "\n")
-    proc = run_workflow(tmp_path, overrides(), check=False)
+    # Target the one job that reads the bad file: it fails before anything else runs.
+    proc = run_workflow(
+        tmp_path, overrides(), targets=["results/salitrap/labelled/Model-A.parquet"], check=False
+    )
     assert proc.returncode != 0
     err = proc.stderr
     assert "rederive: input error" in err
@@ -208,6 +232,7 @@ def test_bad_input_gives_a_clear_message_not_a_traceback(tmp_path):
 
 def test_unknown_config_key_is_named(tmp_path):
     make_project(tmp_path)
+    # Config validation fails before any job is planned.
     proc = run_workflow(tmp_path, overrides(n_bot=5), check=False)
     assert proc.returncode != 0
     assert "n_bot" in proc.stderr

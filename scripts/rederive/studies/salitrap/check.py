@@ -13,7 +13,8 @@ import pandas as pd
 
 from rederive.check import Check, compare_cells, write_checks
 from rederive.stats.rates import rounding_compatible
-from rederive.studies.salitrap.check_experiments import experiment_checks
+from rederive.studies.salitrap.check_experiments import experiment_checks, identity
+from rederive.studies.salitrap.common import is_simulated
 
 STUDY = "salitrap"
 # Rounding slack when relating printed one-decimal numbers to each other: each
@@ -32,45 +33,34 @@ def cell_checks(
     published_dir: Path, tables: dict[str, pd.DataFrame], tolerance: float
 ) -> list[Check]:
     checks = []
-    pub1 = pd.read_csv(published_dir / "salitrap_table1_tar_hfr.csv")
-    checks += compare_cells(
-        STUDY,
-        "Table 1",
-        pub1,
-        long_to_wide(tables["table1"], ["TAR", "HFR"]),
-        keys=["model", "dimension"],
-        quantities=["TAR", "HFR"],
-        tolerance=tolerance,
-    )
-    pub2 = pd.read_csv(published_dir / "salitrap_table2_scr_si.csv")
-    checks += compare_cells(
-        STUDY,
-        "Table 2",
-        pub2,
-        long_to_wide(tables["table2"], ["SCR", "SI"]),
-        keys=["model", "dimension"],
-        quantities=["SCR", "SI"],
-        tolerance=tolerance,
-    )
+    for table, key, published, metrics in (
+        ("Table 1", "table1", "salitrap_table1_tar_hfr.csv", ["TAR", "HFR"]),
+        ("Table 2", "table2", "salitrap_table2_scr_si.csv", ["SCR", "SI"]),
+    ):
+        checks += compare_cells(
+            STUDY,
+            table,
+            pd.read_csv(published_dir / published),
+            long_to_wide(tables[key], metrics),
+            keys=["model", "dimension"],
+            quantities=metrics,
+            tolerance=tolerance,
+        )
     pub3 = pd.read_csv(published_dir / "salitrap_table3_dataset.csv")
-    checks += compare_cells(
-        STUDY,
-        "Table 3",
-        pub3,
-        tables["table3"],
-        keys=["dimension"],
-        quantities=["items"],
-        tolerance=0,
-    )
-    checks += compare_cells(
-        STUDY,
-        "Table 3",
-        pub3,
-        tables["table3"],
-        keys=["dimension"],
-        quantities=["mean_injected_numbers", "mean_naturalness"],
-        tolerance=tolerance,
-    )
+    # Item counts are exact; the means are printed at one decimal.
+    for quantities, slack in (
+        (["items"], 0),
+        (["mean_injected_numbers", "mean_naturalness"], tolerance),
+    ):
+        checks += compare_cells(
+            STUDY,
+            "Table 3",
+            pub3,
+            tables["table3"],
+            keys=["dimension"],
+            quantities=quantities,
+            tolerance=slack,
+        )
     return checks
 
 
@@ -82,10 +72,8 @@ def published_identities(published_dir: Path) -> list[Check]:
     dims = [d for d in pub3.index if d != "overall"]
     n = pub3["items"]
     checks = [
-        Check(
-            STUDY,
+        identity(
             "Table 3",
-            "identity",
             "all dimensions",
             "items: sum of dimensions = overall",
             float(n["overall"]),
@@ -96,10 +84,8 @@ def published_identities(published_dir: Path) -> list[Check]:
     for col in ("mean_injected_numbers", "mean_naturalness"):
         weighted = float((pub3.loc[dims, col] * n[dims]).sum() / n[dims].sum())
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Table 3",
-                "identity",
                 "all dimensions",
                 f"{col}: item-weighted mean of dimensions = overall",
                 float(pub3.loc["overall", col]),
@@ -113,10 +99,8 @@ def published_identities(published_dir: Path) -> list[Check]:
         for metric in ("TAR", "HFR", "SCR"):
             weighted = float((g.loc[dims, metric] * n[dims]).sum() / n["overall"])
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 1" if metric != "SCR" else "Table 2",
-                    "identity",
                     model,
                     f"{metric}: item-weighted mean of dimensions = overall",
                     float(g.loc["overall", metric]),
@@ -128,10 +112,8 @@ def published_identities(published_dir: Path) -> list[Check]:
         for dimension, row in g.iterrows():
             total = float(row["TAR"] + row["HFR"] + row["SCR"])
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Tables 1+2",
-                    "identity",
                     f"{model} / {dimension}",
                     "TAR + HFR + SCR <= 100 (one label per row)",
                     100.0,
@@ -149,10 +131,8 @@ def published_identities(published_dir: Path) -> list[Check]:
                 room = 100.0 - total
                 note = f"implied CoT Hijacked = SCR (100 - SI) / SI = {implied_ch:.2f}"
                 checks.append(
-                    Check(
-                        STUDY,
+                    identity(
                         "Tables 1+2",
-                        "identity",
                         f"{model} / {dimension}",
                         "HFR = Hard Fail only: implied CoT Hijacked <= 100 - TAR - HFR - SCR",
                         round(room, 4),
@@ -163,10 +143,8 @@ def published_identities(published_dir: Path) -> list[Check]:
                     )
                 )
                 checks.append(
-                    Check(
-                        STUDY,
+                    identity(
                         "Tables 1+2",
-                        "identity",
                         f"{model} / {dimension}",
                         "HFR = Hard Fail + CoT Hijacked: implied CoT Hijacked <= HFR",
                         float(row["HFR"]),
@@ -180,10 +158,8 @@ def published_identities(published_dir: Path) -> list[Check]:
             for metric in ("TAR", "HFR", "SCR"):
                 ok = rounding_compatible(float(row[metric]), denominator)
                 checks.append(
-                    Check(
-                        STUDY,
+                    identity(
                         "Table 1" if metric != "SCR" else "Table 2",
-                        "identity",
                         f"{model} / {dimension}",
                         f"{metric} is k/{denominator} for an integer k",
                         1.0,
@@ -212,7 +188,7 @@ def main(snakemake):
         if hasattr(snakemake.input, name)
     }
     checks += experiment_checks(published_dir, ours, snakemake.params.tolerance)
-    simulated = Path(snakemake.params.raw_dir, "SIMULATED.md").exists()
+    simulated = is_simulated(snakemake.params.raw_dir)
     preamble = (
         "Recomputed values (`ours`) against the paper's printed values (`published`), and identities the "
         "published tables must satisfy among themselves (`identity`: `published` is the printed value, `ours` "

@@ -12,17 +12,29 @@ SaliTrap (seed paper 000), Tables 1–3 and Appendix Tables 5–7; the published
 values are the project's copy in ``raw/salitrap/published/``.
 """
 
-import itertools
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.check import Check
 from rederive.stats.rates import percent, rounding_compatible
+from rederive.stats.similarity import jaccard_from_co_failure
 
 STUDY = "salitrap"
 HALF_UNIT = 0.05  # half of the last printed digit of a one-decimal percentage
 HALF_MILLI = 0.0005  # the same for Table 5's three-decimal proportions
+
+
+def cell(table: str, item: str, quantity: str, published, ours, tolerance, note="", **kw) -> Check:
+    """A recomputed value against the printed one."""
+    return Check(STUDY, table, "cell", item, quantity, published, ours, tolerance, note, **kw)
+
+
+def identity(
+    table: str, item: str, quantity: str, published, ours, tolerance, note="", **kw
+) -> Check:
+    """A printed value against what other printed numbers imply."""
+    return Check(STUDY, table, "identity", item, quantity, published, ours, tolerance, note, **kw)
 
 
 def _pair_key(a: str, b: str) -> tuple[str, str]:
@@ -38,8 +50,7 @@ def _published(published_dir: Path) -> dict[str, pd.DataFrame]:
         "t5": pd.read_csv(d / "salitrap_table5_pairs.csv"),
         "t6": pd.read_csv(d / "salitrap_table6_liberation.csv"),
         "t7": pd.read_csv(
-            d / "salitrap_table7_interventions.csv",
-            dtype={"TAR_delta_vs_control_as_printed": str},
+            d / "salitrap_table7_interventions.csv", dtype={"TAR_delta_vs_control_as_printed": str}
         ),
     }
     all_fail = d / "salitrap_table5_all_fail.csv"
@@ -67,10 +78,8 @@ def cell_checks_table5(pub: dict, pairs: pd.DataFrame, table5: pd.DataFrame, all
         item = f"{row.model_a} / {row.model_b}"
         for quantity in ("co_failure_rate", "jaccard"):
             checks.append(
-                Check(
-                    STUDY,
+                cell(
                     "Table 5",
-                    "cell",
                     item,
                     quantity,
                     float(getattr(row, quantity)),
@@ -79,10 +88,8 @@ def cell_checks_table5(pub: dict, pairs: pd.DataFrame, table5: pd.DataFrame, all
                 )
             )
         checks.append(
-            Check(
-                STUDY,
+            cell(
                 "Table 5",
-                "cell",
                 item,
                 f"pair is among our {row.group.replace('_', ' ')} pairs",
                 1.0,
@@ -93,30 +100,15 @@ def cell_checks_table5(pub: dict, pairs: pd.DataFrame, table5: pd.DataFrame, all
     if pub["t5_all"] is not None:
         p = pub["t5_all"].iloc[0]
         o = all_fail.iloc[0]
-        checks.append(
-            Check(
-                STUDY,
-                "Table 5",
-                "cell",
-                "all models",
-                "items failed by every model",
-                float(p["items_failed_by_all"]),
-                float(o["items_failed_by_all"]),
-                0,
+        for column, quantity, tolerance in (
+            ("items_failed_by_all", "items failed by every model", 0),
+            ("share_percent", "share failed by every model (%)", tol),
+        ):
+            checks.append(
+                cell(
+                    "Table 5", "all models", quantity, float(p[column]), float(o[column]), tolerance
+                )
             )
-        )
-        checks.append(
-            Check(
-                STUDY,
-                "Table 5",
-                "cell",
-                "all models",
-                "share failed by every model (%)",
-                float(p["share_percent"]),
-                float(o["share_percent"]),
-                tol,
-            )
-        )
     return checks
 
 
@@ -128,10 +120,8 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
         for column, condition in names.items():
             key = (row.model, row.dimension, condition)
             checks.append(
-                Check(
-                    STUDY,
+                cell(
                     "Table 6",
-                    "cell",
                     f"{row.model} / {row.dimension}",
                     f"liberation rate, condition {condition}",
                     float(getattr(row, column)),
@@ -143,10 +133,8 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
         overall = group[group["dimension"] == "overall"].iloc[0]
         key = (model, "overall", "A")
         checks.append(
-            Check(
-                STUDY,
+            cell(
                 "Table 6",
-                "cell",
                 model,
                 "# SC cases (control)",
                 float(overall["n_sc_main"]),
@@ -157,10 +145,8 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
         for condition in names.values():
             key = (model, "overall", condition)
             checks.append(
-                Check(
-                    STUDY,
+                cell(
                     "Table 6",
-                    "cell",
                     model,
                     f"valid n, condition {condition}",
                     float(overall["n_requeried"]),
@@ -180,10 +166,8 @@ def cell_checks_table7(pub: dict, table7: pd.DataFrame, tol: float) -> list[Chec
             key = (row.model, row.condition, metric)
             note = "ours = main control run (Table 1)" if row.condition == "control" else ""
             checks.append(
-                Check(
-                    STUDY,
+                cell(
                     "Table 7",
-                    "cell",
                     f"{row.model} / {row.condition}",
                     metric,
                     float(getattr(row, metric)),
@@ -196,10 +180,8 @@ def cell_checks_table7(pub: dict, table7: pd.DataFrame, tol: float) -> list[Chec
         if isinstance(printed, str) and printed.strip():
             key = (row.model, row.condition, "TAR_delta")
             checks.append(
-                Check(
-                    STUDY,
+                cell(
                     "Table 7",
-                    "cell",
                     f"{row.model} / {row.condition}",
                     "TAR change vs control (as printed)",
                     float(printed),
@@ -215,16 +197,14 @@ def cell_checks_table7(pub: dict, table7: pd.DataFrame, tol: float) -> list[Chec
 
 
 def jaccard_bounds(co: float, fail_a: float, fail_b: float, slack_co: float, slack_fail: float):
-    """Range of co / (fa + fb − co) when each printed input may be off by its slack."""
-    values = []
-    grid = itertools.product(
-        (co - slack_co, co + slack_co),
-        (fail_a - slack_fail, fail_a + slack_fail),
-        (fail_b - slack_fail, fail_b + slack_fail),
-    )
-    for c, a, b in grid:
-        values.append(c / (a + b - c))
-    return min(values), max(values)
+    """Range of J = co / (fa + fb − co) when each printed input may be off by its slack.
+
+    J increases with ``co`` and decreases with either failure rate, so the ends of
+    the range are at the corners (:func:`~rederive.stats.similarity.jaccard_from_co_failure`).
+    """
+    lo = jaccard_from_co_failure(co - slack_co, fail_a + slack_fail, fail_b + slack_fail)
+    hi = jaccard_from_co_failure(co + slack_co, fail_a - slack_fail, fail_b - slack_fail)
+    return lo, hi
 
 
 def identities_table5(pub: dict) -> list[Check]:
@@ -237,10 +217,8 @@ def identities_table5(pub: dict) -> list[Check]:
         row = pub["t5_all"].iloc[0]
         all_share = row["items_failed_by_all"] / n_items
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Table 5",
-                "identity",
                 "all models",
                 "share failed by all = count / Table 3 items",
                 float(row["share_percent"]),
@@ -250,10 +228,8 @@ def identities_table5(pub: dict) -> list[Check]:
         )
         worst_fail = 1 - tar.max() / 100
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Tables 1+5",
-                "identity",
                 "all models",
                 "share failed by all <= 1 - best TAR (Table 1)",
                 round(worst_fail * 100, 4),
@@ -267,14 +243,12 @@ def identities_table5(pub: dict) -> list[Check]:
         if r.model_a not in tar.index or r.model_b not in tar.index:
             continue
         fa, fb = 1 - tar[r.model_a] / 100, 1 - tar[r.model_b] / 100
-        implied = r.co_failure_rate / (fa + fb - r.co_failure_rate)
+        implied = jaccard_from_co_failure(r.co_failure_rate, fa, fb)
         lo, hi = jaccard_bounds(r.co_failure_rate, fa, fb, HALF_MILLI, HALF_UNIT / 100)
         slack = max(implied - lo, hi - implied) + HALF_MILLI
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Tables 1+5",
-                "identity",
                 item,
                 "Jaccard = co-failure / (fail_a + fail_b - co-failure), fail = 1 - TAR",
                 float(r.jaccard),
@@ -284,10 +258,8 @@ def identities_table5(pub: dict) -> list[Check]:
             )
         )
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Tables 1+5",
-                "identity",
                 item,
                 "co-failure <= min(fail_a, fail_b)",
                 round(min(fa, fb), 4),
@@ -298,10 +270,8 @@ def identities_table5(pub: dict) -> list[Check]:
         )
         if all_share is not None:
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 5",
-                    "identity",
                     item,
                     "share failed by all <= co-failure",
                     float(r.co_failure_rate),
@@ -314,10 +284,8 @@ def identities_table5(pub: dict) -> list[Check]:
     least = pub["t5"][pub["t5"]["group"] == "least_similar"]["jaccard"]
     if len(most) and len(least):
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Table 5",
-                "identity",
                 "all pairs",
                 "every least-similar Jaccard <= every most-similar Jaccard",
                 float(most.min()),
@@ -372,10 +340,8 @@ def identities_table6(pub: dict) -> list[Check]:
         same_scr = [m for m, s in scr_overall.items() if percent(n_sc, n_items) == s]
         if model in scr_overall.index:
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Tables 2+6",
-                    "identity",
                     model,
                     "# SC / Table 3 items = Table 2 overall SCR",
                     float(scr_overall[model]),
@@ -387,10 +353,8 @@ def identities_table6(pub: dict) -> list[Check]:
         if model in splits:
             implied = sum(splits[model].values())
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Tables 2+6",
-                    "identity",
                     model,
                     "sum of Table 2 per-dimension SC counts = # SC",
                     float(n_sc),
@@ -408,10 +372,8 @@ def identities_table6(pub: dict) -> list[Check]:
             ]
             own = split_fits(group[group.dimension != "overall"], splits[model], n_req)
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Tables 2+6",
-                    "identity",
                     model,
                     "per-dimension rates are k/n with n within the model's Table 2 SC count "
                     "(at most # SC - n errors short)",
@@ -428,10 +390,8 @@ def identities_table6(pub: dict) -> list[Check]:
                 )
             )
         checks.append(
-            Check(
-                STUDY,
+            identity(
                 "Table 6",
-                "identity",
                 model,
                 "n re-queried <= # SC",
                 float(n_sc),
@@ -443,10 +403,8 @@ def identities_table6(pub: dict) -> list[Check]:
         for column in ("cond_A", "cond_B", "cond_C"):
             ok = rounding_compatible(float(overall[column]), n_req)
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 6",
-                    "identity",
                     model,
                     f"overall {column} is k/{n_req} for an integer k",
                     1.0,
@@ -481,10 +439,8 @@ def identities_table7(pub: dict) -> list[Check]:
             )
             for metric in ("TAR", "HFR"):
                 checks.append(
-                    Check(
-                        STUDY,
+                    identity(
                         "Tables 1+7",
-                        "identity",
                         model,
                         f"control {metric} = Table 1 overall {metric}",
                         float(control[metric]),
@@ -495,10 +451,8 @@ def identities_table7(pub: dict) -> list[Check]:
                 )
         for condition, row in g.iterrows():
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 7",
-                    "identity",
                     f"{model} / {condition}",
                     "TAR + HFR <= 100",
                     100.0,
@@ -514,10 +468,8 @@ def identities_table7(pub: dict) -> list[Check]:
             computed = round(float(row["TAR"] - control["TAR"]), 4)
             signed = printed.strip()[0] in "+-"
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 7",
-                    "identity",
                     f"{model} / {condition}",
                     "printed TAR change = TAR - own control TAR",
                     value,
@@ -527,10 +479,8 @@ def identities_table7(pub: dict) -> list[Check]:
                 )
             )
             checks.append(
-                Check(
-                    STUDY,
+                identity(
                     "Table 7",
-                    "identity",
                     f"{model} / {condition}",
                     "|printed TAR change| = |TAR - own control TAR|",
                     abs(value),
@@ -540,10 +490,8 @@ def identities_table7(pub: dict) -> list[Check]:
             )
             if not signed and value != 0:
                 checks.append(
-                    Check(
-                        STUDY,
+                    identity(
                         "Table 7",
-                        "identity",
                         f"{model} / {condition}",
                         "TAR change printed with its sign",
                         1.0,

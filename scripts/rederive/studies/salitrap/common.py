@@ -30,6 +30,22 @@ def write_csv(frame: pd.DataFrame, path) -> None:
     frame.to_csv(path, index=False, lineterminator="\n", float_format="%.10g")
 
 
+def write_table(snakemake, table: pd.DataFrame, latex) -> None:
+    """Write a paper table: ``table`` to the job's ``csv`` output and
+    ``latex(table, simulated=...)`` to its ``tex`` output (``simulated`` from the
+    job's ``raw_dir`` param, see :func:`is_simulated`)."""
+    write_csv(table, snakemake.output.csv)
+    simulated = is_simulated(snakemake.params.raw_dir)
+    Path(snakemake.output.tex).write_text(latex(table, simulated=simulated))
+
+
+def simulated_notes(notes: str, simulated: bool) -> str:
+    """Table notes, plus the simulated-data warning when the data is simulated."""
+    if simulated:
+        return notes + " Computed from SIMULATED data calibrated to the published tables."
+    return notes
+
+
 def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Items (sorted by ``item_id``) and usable label rows from the warehouse."""
     items = query(db, "SELECT * FROM items ORDER BY item_id")

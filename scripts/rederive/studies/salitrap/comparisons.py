@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
-from rederive.stats.bootstrap import bootstrap_pvalue, bootstrap_ratio, percentile_ci, rng_for
+from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, rng_for
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up
-from rederive.studies.salitrap.common import CONTROL, is_simulated, load, write_csv
-from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
+from rederive.studies.salitrap.common import CONTROL, is_simulated, load, simulated_notes, write_csv
+from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
 
 PAIR_COLUMNS = [
     "model_a",
@@ -75,52 +75,40 @@ def pairwise_tar(
     estimates : DataFrame
         ``model, numerator, denominator, tar`` in descending TAR order.
     """
-    values = matrix.to_numpy()
-    valid = pd.notna(values)
-    hit = np.isin(values, metric.numerator) & valid
-    den = valid if metric.denominator is None else np.isin(values, metric.denominator) & valid
+    hit, den = count_rows(matrix.to_numpy(), metric)
     boot = bootstrap_ratio(
         hit, den, clusters=items["seed_id"].to_numpy(), n_boot=n_boot, rng=rng_for(seed, "pairs")
     )
-    models = list(matrix.columns)
-    est = boot.estimate * 100
     estimates = pd.DataFrame(
         {
-            "model": models,
+            "model": list(matrix.columns),
             "numerator": hit.sum(axis=0).astype(int),
             "denominator": den.sum(axis=0).astype(int),
-            "tar_exact": est,
+            "tar_exact": boot.estimate * 100,
         }
     )
     estimates["tar"] = [
         percent(k, n) for k, n in zip(estimates.numerator, estimates.denominator, strict=True)
     ]
-    estimates = estimates.sort_values(
-        ["tar_exact", "model"], ascending=[False, True], kind="stable"
+    # Columns in rank order, so every pair reads (higher-ranked, lower-ranked) and
+    # its difference as "a beats b by".
+    ranked = estimates.sort_values(["tar_exact", "model"], ascending=[False, True], kind="stable")
+    order = ranked.index.to_numpy()
+    diffs = pairwise_differences(
+        ranked["model"], boot.estimate[order] * 100, boot.replicates[:, order] * 100, level
     )
-    rank = {m: i for i, m in enumerate(estimates["model"])}
-    reps = boot.replicates * 100
-    ia, ib = np.triu_indices(len(models), k=1)
-    # Orient every pair as (higher-ranked, lower-ranked) so diffs read as "a beats b by".
-    swap = np.array(
-        [rank[models[i]] > rank[models[j]] for i, j in zip(ia, ib, strict=True)], dtype=bool
-    )
-    ia, ib = np.where(swap, ib, ia), np.where(swap, ia, ib)
-    diff = est[ia] - est[ib]
-    diff_reps = reps[:, ia] - reps[:, ib]
-    lo, hi = percentile_ci(diff_reps, level)
-    p = bootstrap_pvalue(diff, diff_reps)
-    reject, qvals = bh_adjust(p, q)
+    reject, qvals = bh_adjust(diffs["p_value"].to_numpy(), q)
+    tar = ranked.set_index("model")["tar"]
     pairs = pd.DataFrame(
         {
-            "model_a": [models[i] for i in ia],
-            "model_b": [models[j] for j in ib],
-            "tar_a": [percent(int(hit[:, i].sum()), int(den[:, i].sum())) for i in ia],
-            "tar_b": [percent(int(hit[:, j].sum()), int(den[:, j].sum())) for j in ib],
-            "diff_pp": [round_half_up(d) for d in diff],
-            "ci_low": [round_half_up(v) for v in lo],
-            "ci_high": [round_half_up(v) for v in hi],
-            "p_value": p,
+            "model_a": diffs["a"],
+            "model_b": diffs["b"],
+            "tar_a": tar.reindex(diffs["a"]).to_numpy(),
+            "tar_b": tar.reindex(diffs["b"]).to_numpy(),
+            "diff_pp": [round_half_up(d) for d in diffs["diff"]],
+            "ci_low": [round_half_up(v) for v in diffs["ci_low"]],
+            "ci_high": [round_half_up(v) for v in diffs["ci_high"]],
+            "p_value": diffs["p_value"],
             "q_value": qvals,
             "significant": reject,
             "fdr_q": q,
@@ -131,9 +119,7 @@ def pairwise_tar(
         },
         columns=PAIR_COLUMNS,
     )
-    pairs = pairs.assign(_a=pairs["model_a"].map(rank), _b=pairs["model_b"].map(rank))
-    pairs = pairs.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)
-    return pairs, estimates.reset_index(drop=True)
+    return pairs, ranked.reset_index(drop=True)
 
 
 def ranking(pairs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
@@ -184,12 +170,11 @@ def latex(rank_table: pd.DataFrame, q: float, *, simulated: bool) -> str:
         body[column] = body[column].map(lambda v: "--" if pd.isna(v) else f"{v:.3f}")
     body["rank"] = body["rank"].astype(str)
     body["tier"] = body["tier"].astype(str)
-    notes = (
+    notes = simulated_notes(
         f"Tier: a new tier starts when a model's TAR is below its upper neighbour's at BH FDR "
-        f"q = {q}; q-values from a paired, seed-clustered bootstrap."
+        f"q = {q}; q-values from a paired, seed-clustered bootstrap.",
+        simulated,
     )
-    if simulated:
-        notes += " Computed from SIMULATED data calibrated to the published tables."
     return booktabs(
         body,
         caption="SaliTrap: model ranking by control TAR with BH-adjusted neighbour comparisons.",
@@ -208,9 +193,7 @@ def main(snakemake):
         items,
         label_matrix(labels, items, CONTROL),
         metric=metrics["TAR"],
-        n_boot=p.n_boot,
-        level=p.level,
-        seed=p.seed,
+        **p.bootstrap,
         q=p.q,
     )
     rank_table = ranking(pairs, estimates)

@@ -229,9 +229,7 @@ def main(snakemake):
         dimensions=dimensions,
         low=p.low,
         high=p.high,
-        n_boot=p.n_boot,
-        level=p.level,
-        seed=p.seed,
+        **p.bootstrap,
     )
     write_csv(rates, snakemake.output.rates)
     write_csv(slopes, snakemake.output.slopes)

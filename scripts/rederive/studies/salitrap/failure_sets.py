@@ -2,14 +2,16 @@
 Table 5 (most / least similar pairs) and the items every model fails.
 
 A model's failure set is the items whose valid control label is not in the TAR
-numerator (anything but Strict Pass). For models A and B over the N items both
-answered validly:
+numerator (anything but Strict Pass). The statistics are the shared ones of
+:mod:`rederive.stats.similarity`, which need a verdict of every model on every
+item: the failure matrix here keeps the N items *every* model answered validly
+(an excluded row is neither a pass nor a failure) and counts the items left out
+(``items_not_answered_by_all`` in ``failed_by_all.csv``). Over those items:
 
 * co-failure rate = |A ∩ B| / N (Fig 10, Table 5),
 * Jaccard similarity = |A ∩ B| / |A ∪ B| (Fig 11, Table 5); for two models that
-  never fail the union is empty and the similarity is *undefined* (NaN, flagged
-  in ``empty_union``) — their Jaccard distance is then set to 0 for clustering
-  (identical, empty failure sets), which the note column says.
+  never fail the union is empty and the similarity is 1 *by convention*
+  (identical, empty failure sets), flagged in ``empty_union``.
 
 Models are clustered on Jaccard distance 1 − J with the configured linkage
 (default average); the dendrogram order is written to CSV so the figures draw
@@ -26,122 +28,140 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.cluster.hierarchy import leaves_list, linkage
-from scipy.spatial.distance import squareform
 
+from rederive.errors import InputError
 from rederive.report.latex import booktabs
+from rederive.stats import similarity
 from rederive.stats.rates import percent
-from rederive.studies.salitrap.common import CONTROL, is_simulated, load, write_csv
+from rederive.studies.salitrap.common import (
+    CONTROL,
+    is_simulated,
+    load,
+    simulated_notes,
+    write_csv,
+)
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
 
+PAIR_COLUMNS = [
+    "model_a",
+    "model_b",
+    "n_items",
+    "fail_a",
+    "fail_b",
+    "both_fail",
+    "union",
+    "co_failure_rate",
+    "jaccard",
+    "empty_union",
+]
 
-def failure_matrix(matrix: pd.DataFrame, pass_labels) -> tuple[np.ndarray, np.ndarray]:
-    """Items × models: ``failed`` (valid and not a pass) and ``valid`` booleans."""
-    values = matrix.to_numpy()
-    valid = pd.notna(values)
-    failed = valid & ~np.isin(values, list(pass_labels))
-    return failed, valid
 
+def failure_matrix(matrix: pd.DataFrame, pass_labels) -> tuple[pd.DataFrame, int]:
+    """Models × items ``True`` = failed, over the items every model answered validly.
 
-def pair_table(failed: np.ndarray, valid: np.ndarray, models: list[str]) -> pd.DataFrame:
-    """Every ordered pair (including a model with itself): counts, co-failure, Jaccard.
+    Parameters
+    ----------
+    matrix : DataFrame
+        Items × models labels (NaN = no valid row), from :func:`label_matrix`.
+    pass_labels : iterable of str
+        Labels that are not a failure (the TAR numerator).
 
-    Counts are over the items both models answered validly, so an excluded row
-    never counts as a success or a failure of either model.
+    Returns
+    -------
+    fail : DataFrame
+        Boolean models × items matrix (the input of :mod:`rederive.stats.similarity`).
+    n_incomplete : int
+        Items left out because at least one model has no valid row for them.
     """
-    f = failed.astype(np.int64)
-    v = valid.astype(np.int64)
-    both_valid = v.T @ v
-    both_fail = f.T @ f
-    fail_a = f.T @ v  # [a, b]: items a fails among those b answered too
-    fail_b = v.T @ f
-    union = fail_a + fail_b - both_fail
-    with np.errstate(invalid="ignore", divide="ignore"):
-        co = np.where(both_valid > 0, both_fail / both_valid, np.nan)
-        jac = np.where(union > 0, both_fail / union, np.nan)
-    ia, ib = np.meshgrid(np.arange(len(models)), np.arange(len(models)), indexing="ij")
-    ia, ib = ia.ravel(), ib.ravel()
+    values = matrix.to_numpy()
+    complete = pd.notna(values).all(axis=1)
+    if matrix.shape[1] == 0 or not complete.any():
+        raise InputError(
+            "failure sets need at least one item that every model answered validly "
+            f"under control; none of the {matrix.shape[0]} items is"
+        )
+    failed = ~np.isin(values[complete], list(pass_labels))
+    fail = pd.DataFrame(failed.T, index=matrix.columns, columns=matrix.index[complete])
+    return fail, int((~complete).sum())
+
+
+def pair_table(fail: pd.DataFrame) -> pd.DataFrame:
+    """Every ordered pair (including a model with itself): counts, co-failure, Jaccard."""
+    co = similarity.co_failure_matrix(fail)
+    jac = similarity.jaccard_matrix(fail)
+    n_items = fail.shape[1]
+    both = np.rint(co.to_numpy() * n_items).astype(np.int64)  # |A ∩ B|, exact
+    size = np.diag(both)
+    models = list(fail.index)
+    ia, ib = (g.ravel() for g in np.indices((len(models), len(models))))
+    union = size[ia] + size[ib] - both[ia, ib]
     return pd.DataFrame(
         {
             "model_a": [models[i] for i in ia],
             "model_b": [models[j] for j in ib],
-            "n_items": both_valid[ia, ib],
-            "fail_a": fail_a[ia, ib],
-            "fail_b": fail_b[ia, ib],
-            "both_fail": both_fail[ia, ib],
-            "union": union[ia, ib],
-            "co_failure_rate": co[ia, ib],
-            "jaccard": jac[ia, ib],
-            "empty_union": union[ia, ib] == 0,
-        }
+            "n_items": n_items,
+            "fail_a": size[ia],
+            "fail_b": size[ib],
+            "both_fail": both[ia, ib],
+            "union": union,
+            "co_failure_rate": co.to_numpy()[ia, ib],
+            "jaccard": jac.to_numpy()[ia, ib],
+            "empty_union": union == 0,
+        },
+        columns=PAIR_COLUMNS,
     )
 
 
-def jaccard_distance(pairs: pd.DataFrame, models: list[str]) -> np.ndarray:
-    """Square Jaccard distance; an empty union (both never fail) counts as distance 0."""
-    square = pairs.pivot(index="model_a", columns="model_b", values="jaccard").reindex(
-        index=models, columns=models
-    )
-    distance = 1.0 - square.to_numpy()
-    distance[np.isnan(distance)] = 0.0
-    np.fill_diagonal(distance, 0.0)
-    return (distance + distance.T) / 2  # exact symmetry for squareform
-
-
-def cluster(pairs: pd.DataFrame, models: list[str], method: str):
+def cluster(fail: pd.DataFrame, method: str) -> tuple[np.ndarray, list[str]]:
     """Linkage matrix (scipy layout) and leaf order of the models."""
-    if len(models) < 2:
-        return np.empty((0, 4)), list(models)
-    z = linkage(squareform(jaccard_distance(pairs, models), checks=False), method=method)
-    return z, [models[i] for i in leaves_list(z)]
+    if fail.shape[0] < 2:
+        return np.empty((0, 4)), list(fail.index)
+    clustering = similarity.cluster_models(similarity.jaccard_matrix(fail), method)
+    return clustering.linkage, list(clustering.order)
 
 
-def extreme_pairs(pairs: pd.DataFrame, n: int) -> pd.DataFrame:
-    """The ``n`` most and ``n`` least similar unordered pairs by Jaccard (ties by names)."""
-    unordered = pairs[pairs["model_a"] < pairs["model_b"]].dropna(subset=["jaccard"])
-    top = unordered.sort_values(["jaccard", "model_a", "model_b"], ascending=[False, True, True])
-    bottom = unordered.sort_values(["jaccard", "model_a", "model_b"], ascending=[True, True, True])
-    most = top.head(n).assign(group="most_similar")
-    # The paper lists the least similar pairs from the least-dissimilar end down.
-    least = bottom.head(n).iloc[::-1].assign(group="least_similar")
-    table = pd.concat([most, least], ignore_index=True)
-    table.insert(1, "rank", list(range(1, len(most) + 1)) + list(range(len(least), 0, -1)))
-    return table[
-        [
-            "group",
-            "rank",
-            "model_a",
-            "model_b",
-            "co_failure_rate",
-            "jaccard",
-            "both_fail",
-            "union",
-            "n_items",
-        ]
-    ]
+def extreme_pairs(fail: pd.DataFrame, pairs: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Table 5: the ``n`` most and ``n`` least similar unordered pairs by Jaccard.
+
+    Within each group ``rank`` 1 is the most extreme pair (highest Jaccard among
+    the most similar, lowest among the least similar).
+    """
+    columns = ["group", "rank", "model_a", "model_b", "co_failure_rate", "jaccard"]
+    counts = ["both_fail", "union", "n_items", "empty_union"]
+    if fail.shape[0] < 2:
+        return pd.DataFrame(columns=columns + counts)
+    table = similarity.extreme_pairs(
+        similarity.jaccard_matrix(fail), similarity.co_failure_matrix(fail), k=n
+    )
+    table.insert(1, "rank", table.groupby("group", sort=False).cumcount() + 1)
+    return table.merge(
+        pairs[["model_a", "model_b", *counts]], on=["model_a", "model_b"], how="left"
+    )[columns + counts]
 
 
-def failed_by_all(failed: np.ndarray, valid: np.ndarray, models: list[str]) -> pd.DataFrame:
-    """Items every model fails, among items every model answered validly."""
-    complete = valid.all(axis=1)
-    every = (failed | ~valid).all(axis=1) & complete
-    n = int(complete.sum())
-    k = int(every.sum())
+def failed_by_all(fail: pd.DataFrame, n_incomplete: int) -> pd.DataFrame:
+    """Items every model fails, among the items every model answered validly."""
+    core = similarity.failed_by_all(fail)
     return pd.DataFrame(
         [
             {
-                "items_failed_by_all": k,
-                "share_percent": percent(k, n),
-                "models": len(models),
-                "n_items": n,
-                "items_not_answered_by_all": int((~complete).sum()),
+                "items_failed_by_all": core.count,
+                "share_percent": percent(core.count, fail.shape[1]),
+                "models": fail.shape[0],
+                "n_items": fail.shape[1],
+                "items_not_answered_by_all": n_incomplete,
             }
         ]
     )
 
 
 def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> str:
-    body = table5[["group", "model_a", "model_b", "co_failure_rate", "jaccard"]].copy()
+    # The paper lists both groups from high to low Jaccard, so the table reads
+    # top-down from the most to the least similar pair.
+    body = table5.assign(_g=table5["group"].map({"most_similar": 0, "least_similar": 1}))
+    body = body.sort_values(["_g", "jaccard"], ascending=[True, False], kind="stable")[
+        ["group", "model_a", "model_b", "co_failure_rate", "jaccard"]
+    ]
     body["group"] = body["group"].map(
         {"most_similar": "Most similar", "least_similar": "Least similar"}
     )
@@ -151,8 +171,8 @@ def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> s
         f"{row.items_failed_by_all} items ({row.share_percent:.1f}%) are failed by all "
         f"{row.models} models. Failure = any valid label other than Strict Pass."
     )
-    if simulated:
-        notes += " Computed from SIMULATED data calibrated to the published tables."
+    if table5["empty_union"].any():
+        notes += " Jaccard 1 of two models that never fail is a convention (empty union)."
     return booktabs(
         body,
         caption="SaliTrap Table 5: most and least similar model pairs by failure-set Jaccard similarity.",
@@ -160,7 +180,7 @@ def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> s
         decimals={"co_failure_rate": 3, "jaccard": 3},
         header=["", "Model A", "Model B", "Co-failure", "Jaccard"],
         column_format="lllrr",
-        notes=notes,
+        notes=simulated_notes(notes, simulated),
     )
 
 
@@ -168,19 +188,19 @@ def main(snakemake):
     p = snakemake.params
     items, labels = load(snakemake.input.db)
     matrix = label_matrix(labels, items, CONTROL)
-    models = list(matrix.columns)
-    failed, valid = failure_matrix(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
-    pairs = pair_table(failed, valid, models)
-    z, order = cluster(pairs, models, p.linkage)
+    fail, n_incomplete = failure_matrix(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
+    z, order = cluster(fail, p.linkage)
     rank = {m: i for i, m in enumerate(order)}
+    pairs = pair_table(fail)
     pairs = pairs.assign(_a=pairs["model_a"].map(rank), _b=pairs["model_b"].map(rank))
     pairs = pairs.sort_values(["_a", "_b"]).drop(columns=["_a", "_b"]).reset_index(drop=True)
-    table5 = extreme_pairs(pairs, p.n_pairs)
-    all_fail = failed_by_all(failed, valid, models)
+    table5 = extreme_pairs(fail, pairs, p.n_pairs)
+    all_fail = failed_by_all(fail, n_incomplete)
     linkage_frame = pd.DataFrame(z, columns=["left", "right", "distance", "size"])
     linkage_frame["method"] = p.linkage
     # linkage_index: the model's leaf id in the linkage matrix; leaf_position: its
     # place in the dendrogram (the heatmaps' order).
+    models = list(fail.index)
     order_frame = pd.DataFrame(
         {
             "model": models,

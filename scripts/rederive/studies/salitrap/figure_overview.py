@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.studies.salitrap.common import CONTROL
+from rederive.studies.salitrap.figures import draw_figures
 
 
 def fig_overview(distribution: pd.DataFrame):
@@ -40,10 +40,7 @@ def fig_overview(distribution: pd.DataFrame):
 
 
 def main(snakemake):
-    apply_theme()
-    note = SIMULATED_NOTE if snakemake.params.simulated else None
-    frame = pd.read_csv(snakemake.input.distribution)
-    save_figure(fig_overview(frame), snakemake.output.png, snakemake.output.pdf, note=note)
+    draw_figures(snakemake, lambda distribution: {"overview": fig_overview(distribution)})
 
 
 if __name__ == "__main__" and "snakemake" in globals():

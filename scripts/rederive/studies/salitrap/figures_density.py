@@ -10,8 +10,8 @@ SaliTrap (seed paper 000), Fig 6 (§5.3) and Appendix Fig 12.
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.studies.salitrap.common import OVERALL, SHORT
+from rederive.studies.salitrap.figures import draw_figures
 
 NAMES = {"TAR": "TAR (%)", "CHR": "CoT Hijacked (%)"}
 
@@ -74,15 +74,16 @@ def fig_by_dimension(rates: pd.DataFrame, slopes: pd.DataFrame, metrics: list[st
     return fig
 
 
-def main(snakemake):
-    apply_theme()
-    rates = pd.read_csv(snakemake.input.rates)
-    slopes = pd.read_csv(snakemake.input.slopes)
+def draw(rates: pd.DataFrame, slopes: pd.DataFrame) -> dict:
     metrics = list(dict.fromkeys(rates["metric"]))
-    note = SIMULATED_NOTE if snakemake.params.simulated else None
-    out = snakemake.output
-    save_figure(fig_overall(rates, slopes, metrics), out.fig6_png, out.fig6_pdf, note=note)
-    save_figure(fig_by_dimension(rates, slopes, metrics), out.fig12_png, out.fig12_pdf, note=note)
+    return {
+        "fig6": fig_overall(rates, slopes, metrics),
+        "fig12": fig_by_dimension(rates, slopes, metrics),
+    }
+
+
+def main(snakemake):
+    draw_figures(snakemake, draw)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

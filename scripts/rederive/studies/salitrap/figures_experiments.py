@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.studies.salitrap.common import OVERALL
+from rederive.studies.salitrap.figures import draw_figures
 
 
 def grouped_bars(ax, frame: pd.DataFrame, groups: list[str], hues: list[str], hue_col: str):
@@ -38,23 +38,36 @@ def grouped_bars(ax, frame: pd.DataFrame, groups: list[str], hues: list[str], hu
     ax.set_xticks(x, groups, rotation=20, ha="right")
 
 
+def bar_figure(frame: pd.DataFrame, *, width: float, empty: str, legend_y: float, tick_labels=None):
+    """Bars of ``percent`` per model × condition with the condition legend below."""
+    models = list(dict.fromkeys(frame["model"]))
+    conditions = list(dict.fromkeys(frame["condition"]))
+    fig, ax = plt.subplots(figsize=(width * max(len(models), 2) + 2, 3.6))
+    if frame.empty:
+        ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
+        return fig, ax
+    grouped_bars(ax, frame, models, conditions, "condition")
+    if tick_labels is not None:
+        ax.set_xticks(range(len(models)), [tick_labels[m] for m in models], rotation=0, ha="center")
+    ax.legend(
+        title="Condition",
+        ncols=len(conditions),
+        loc="upper center",
+        bbox_to_anchor=(0.5, legend_y),
+    )
+    return fig, ax
+
+
 def fig_liberation(table6: pd.DataFrame):
     overall = table6[table6["dimension"] == OVERALL]
-    models = list(dict.fromkeys(overall["model"]))
-    conditions = list(dict.fromkeys(overall["condition"]))
-    fig, ax = plt.subplots(figsize=(1.6 * max(len(models), 2) + 2, 3.6))
-    if overall.empty:
-        ax.text(0.5, 0.5, "no liberation runs in the data", ha="center", transform=ax.transAxes)
-    else:
-        labels = {m: f"{m}\n(SC={int(g['sc_cases'].iloc[0])})" for m, g in overall.groupby("model")}
-        grouped_bars(ax, overall, models, conditions, "condition")
-        ax.set_xticks(range(len(models)), [labels[m] for m in models], rotation=0, ha="center")
-        ax.legend(
-            title="Condition",
-            ncols=len(conditions),
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.22),
-        )
+    labels = {m: f"{m}\n(SC={int(g['sc_cases'].iloc[0])})" for m, g in overall.groupby("model")}
+    fig, ax = bar_figure(
+        overall,
+        width=1.6,
+        empty="no liberation runs in the data",
+        legend_y=-0.22,
+        tick_labels=labels,
+    )
     ax.set_ylabel("Liberation rate (%)")
     ax.set_ylim(0, 105)
     ax.set_title("Liberation of Sycophantic Compliance cases (95% CI)")
@@ -64,19 +77,7 @@ def fig_liberation(table6: pd.DataFrame):
 
 def fig_interventions(table7: pd.DataFrame):
     tar = table7[table7["metric"] == "TAR"]
-    models = list(dict.fromkeys(tar["model"]))
-    conditions = list(dict.fromkeys(tar["condition"]))
-    fig, ax = plt.subplots(figsize=(1.8 * max(len(models), 2) + 2, 3.6))
-    if tar.empty:
-        ax.text(0.5, 0.5, "no intervention runs in the data", ha="center", transform=ax.transAxes)
-    else:
-        grouped_bars(ax, tar, models, conditions, "condition")
-        ax.legend(
-            title="Condition",
-            ncols=len(conditions),
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.3),
-        )
+    fig, ax = bar_figure(tar, width=1.8, empty="no intervention runs in the data", legend_y=-0.3)
     ax.set_ylabel("TAR (%)")
     ax.set_title("TAR under control and prompt interventions (95% CI)")
     fig.tight_layout()
@@ -84,13 +85,13 @@ def fig_interventions(table7: pd.DataFrame):
 
 
 def main(snakemake):
-    apply_theme()
-    note = SIMULATED_NOTE if snakemake.params.simulated else None
-    out = snakemake.output
-    table6 = pd.read_csv(snakemake.input.table6)
-    table7 = pd.read_csv(snakemake.input.table7)
-    save_figure(fig_liberation(table6), out.fig7_png, out.fig7_pdf, note=note)
-    save_figure(fig_interventions(table7), out.fig8_png, out.fig8_pdf, note=note)
+    draw_figures(
+        snakemake,
+        lambda table6, table7: {
+            "fig7": fig_liberation(table6),
+            "fig8": fig_interventions(table7),
+        },
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

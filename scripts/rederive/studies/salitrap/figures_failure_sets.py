@@ -9,10 +9,9 @@ SaliTrap (seed paper 000), Fig 5 (§5.2) and Appendix Figs 10–11.
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 from scipy.cluster.hierarchy import dendrogram
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+from rederive.studies.salitrap.figures import draw_figures, heatmap
 
 
 def fig_dendrogram(linkage: pd.DataFrame, leaves: pd.DataFrame):
@@ -35,54 +34,28 @@ def fig_heatmap(pairs: pd.DataFrame, order: list[str], value: str, title: str, l
     square = pairs.pivot(index="model_a", columns="model_b", values=value).reindex(
         index=order, columns=order
     )
-    size = 0.5 * len(order) + 2.5
-    fig, ax = plt.subplots(figsize=(size + 1.2, size))
-    sns.heatmap(
-        square,
-        ax=ax,
-        cmap="viridis",
-        annot=len(order) <= 16,
-        fmt=".2f",
-        annot_kws={"fontsize": 6},
-        square=True,
-        cbar_kws={"label": label, "shrink": 0.7},
-    )
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
+    return heatmap(square, title=title, label=label)
 
 
-def main(snakemake):
-    apply_theme()
-    note = SIMULATED_NOTE if snakemake.params.simulated else None
-    out = snakemake.output
-    pairs = pd.read_csv(snakemake.input.pairs)
-    linkage = pd.read_csv(snakemake.input.linkage)
-    leaves = pd.read_csv(snakemake.input.order)
-    order = list(leaves.sort_values("leaf_position")["model"])
-    save_figure(fig_dendrogram(linkage, leaves), out.fig5_png, out.fig5_pdf, note=note)
-    save_figure(
-        fig_heatmap(
-            pairs, order, "co_failure_rate", "Co-failure rate |A∩B| / N", "co-failure rate"
+def draw(pairs: pd.DataFrame, linkage: pd.DataFrame, order: pd.DataFrame) -> dict:
+    leaves = list(order.sort_values("leaf_position")["model"])
+    return {
+        "fig5": fig_dendrogram(linkage, order),
+        "fig10": fig_heatmap(
+            pairs, leaves, "co_failure_rate", "Co-failure rate |A∩B| / N", "co-failure rate"
         ),
-        out.fig10_png,
-        out.fig10_pdf,
-        note=note,
-    )
-    save_figure(
-        fig_heatmap(
+        "fig11": fig_heatmap(
             pairs,
-            order,
+            leaves,
             "jaccard",
             "Failure-set Jaccard similarity |A∩B| / |A∪B|",
             "Jaccard similarity",
         ),
-        out.fig11_png,
-        out.fig11_pdf,
-        note=note,
-    )
+    }
+
+
+def main(snakemake):
+    draw_figures(snakemake, draw)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.studies.salitrap.common import SHORT
+from rederive.studies.salitrap.figures import draw_figures
 
 
 def _stat(stats: pd.DataFrame, name: str) -> pd.Series:
@@ -53,10 +53,13 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     axes[1].set_ylabel("IRT difficulty")
     axes[1].tick_params(axis="x", rotation=20)
     ax = axes[2]
-    y = models["ability"].to_numpy()
-    err = np.vstack([y - models["ci_low"].to_numpy(), models["ci_high"].to_numpy() - y])
-    ax.errorbar(models["tar"], y, yerr=np.nan_to_num(err), fmt="o", capsize=2, linewidth=0.8)
-    for _, r in models.iterrows():
+    # A perfect or zero score has an infinite ML ability: not drawable, said instead.
+    shown = models[np.isfinite(models["ability"])]
+    y = shown["ability"].to_numpy()
+    err = np.vstack([y - shown["ci_low"].to_numpy(), shown["ci_high"].to_numpy() - y])
+    err = np.where(np.isfinite(err), err, 0.0)
+    ax.errorbar(shown["tar"], y, yerr=err, fmt="o", capsize=2, linewidth=0.8)
+    for _, r in shown.iterrows():
         ax.annotate(
             r["model"],
             (r["tar"], r["ability"]),
@@ -64,10 +67,19 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
             xytext=(3, 3),
             textcoords="offset points",
         )
+    if len(shown) < len(models):
+        ax.text(
+            0.02,
+            0.98,
+            f"not shown (infinite ability): {', '.join(models.loc[~models.index.isin(shown.index), 'model'])}",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=6,
+        )
     rho = _stat(stats, "spearman_rho_ability_tar")
     ax.set_title(f"(c) Ability vs TAR (Spearman ρ = {rho['value']:.3f})")
     ax.set_xlabel("TAR (%)")
-    ax.set_ylabel("IRT ability (item-bootstrap 95% CI)")
+    ax.set_ylabel("IRT ability, conditional ML (item-bootstrap 95% CI)")
     fig.tight_layout()
     return fig
 
@@ -105,14 +117,13 @@ def fig9(items: pd.DataFrame, stats: pd.DataFrame):
 
 
 def main(snakemake):
-    apply_theme()
-    note = SIMULATED_NOTE if snakemake.params.simulated else None
-    out = snakemake.output
-    items = pd.read_csv(snakemake.input.item_params)
-    models = pd.read_csv(snakemake.input.model_params)
-    stats = pd.read_csv(snakemake.input.stats)
-    save_figure(fig4(items, models, stats), out.fig4_png, out.fig4_pdf, note=note)
-    save_figure(fig9(items, stats), out.fig9_png, out.fig9_pdf, note=note)
+    draw_figures(
+        snakemake,
+        lambda item_params, model_params, stats: {
+            "fig4": fig4(item_params, model_params, stats),
+            "fig9": fig9(item_params, stats),
+        },
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

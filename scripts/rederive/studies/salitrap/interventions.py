@@ -11,39 +11,30 @@ References
 SaliTrap (seed paper 000), §5.5 "Prompt interventions" and Appendix Table 7.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
-from rederive.stats.bootstrap import bootstrap_pvalue, bootstrap_ratio, percentile_ci, rng_for
-from rederive.stats.rates import percent, round_half_up
+from rederive.stats.bootstrap import bootstrap_pvalue, percentile_ci
+from rederive.stats.rates import round_half_up
 from rederive.studies.salitrap.common import (
     CONTROL,
     control_order,
-    is_simulated,
     load,
     model_rank,
-    write_csv,
+    simulated_notes,
+    write_table,
 )
-from rederive.studies.salitrap.metrics import metrics_from_config
+from rederive.studies.salitrap.metrics import (
+    CELL_COLUMNS,
+    count_rows,
+    metrics_from_config,
+    rate_cells,
+)
 
-COLUMNS = [
-    "model",
-    "condition",
-    "metric",
-    "numerator",
-    "denominator",
-    "percent",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "ci_method",
-    "n_clusters",
-    "n_boot",
-    "seed",
-]
+METRICS = ["TAR", "HFR"]
+
+COLUMNS = ["model", "condition", "metric", *CELL_COLUMNS[:5], "p_value", *CELL_COLUMNS[5:]]
 
 
 def intervention_table(
@@ -79,7 +70,7 @@ def intervention_table(
     models = sorted(labels.loc[labels["condition"].isin(conditions), "model"].unique())
     clusters = items["seed_id"].to_numpy()
     all_conditions = [CONTROL, *conditions]
-    rows = []
+    frames = []
     for model in models:
         mine = labels[labels["model"] == model]
         matrix = mine.pivot(index="item_id", columns="condition", values="label").reindex(
@@ -87,72 +78,59 @@ def intervention_table(
         )
         # A model without a control run still gets its rates, but no changes.
         present = [c for c in all_conditions if matrix[c].notna().any()]
-        values = matrix[present].to_numpy()
-        valid = pd.notna(values)
-        num, den = [], []
-        for name in ("TAR", "HFR"):
-            metric = metrics[name]
-            num.append(np.isin(values, metric.numerator) & valid)
-            den.append(
-                valid if metric.denominator is None else np.isin(values, metric.denominator) & valid
-            )
-        boot = bootstrap_ratio(
-            np.hstack(num),
-            np.hstack(den),
+        counted = [count_rows(matrix[present].to_numpy(), metrics[name]) for name in METRICS]
+        cells, boot = rate_cells(
+            np.hstack([num for num, _ in counted]),
+            np.hstack([den for _, den in counted]),
             clusters=clusters,
             n_boot=n_boot,
-            rng=rng_for(seed, "table7", model),
+            level=level,
+            seed=seed,
+            key=("table7", model),
         )
-        reps = boot.replicates * 100.0
-        lo, hi = percentile_ci(reps, level)
-        method = f"percentile, bootstrap over {boot.n_clusters} seed clusters"
-        base = dict(ci_method=method, n_clusters=boot.n_clusters, n_boot=n_boot, seed=seed)
-        for m_index, name in enumerate(("TAR", "HFR")):
-            for c_index, condition in enumerate(present):
-                col = m_index * len(present) + c_index
-                k = int(num[m_index][:, c_index].sum())
-                n = int(den[m_index][:, c_index].sum())
-                rows.append(
-                    {
-                        "model": model,
-                        "condition": condition,
-                        "metric": name,
-                        "numerator": k,
-                        "denominator": n,
-                        "percent": percent(k, n),
-                        "ci_low": round_half_up(lo[col]),
-                        "ci_high": round_half_up(hi[col]),
-                        "p_value": np.nan,
-                        **base,
-                    }
-                )
+        cells.insert(0, "model", model)
+        cells.insert(1, "condition", present * len(METRICS))
+        cells.insert(2, "metric", np.repeat(METRICS, len(present)))
+        cells["p_value"] = np.nan
+        frames.append(cells)
         if CONTROL in present:
-            # Column 0 is control TAR; the change is paired because both columns
-            # come from the same resampled seed clusters.
-            est = boot.estimate[: len(present)] * 100.0
-            delta = est[1:] - est[0]
-            delta_reps = reps[:, 1 : len(present)] - reps[:, [0]]
-            d_lo, d_hi = percentile_ci(delta_reps, level)
-            p_values = bootstrap_pvalue(delta, delta_reps)
-            for c_index, condition in enumerate(present[1:]):
-                rows.append(
-                    {
-                        "model": model,
-                        "condition": condition,
-                        "metric": "TAR_delta",
-                        "numerator": np.nan,
-                        "denominator": np.nan,
-                        # Difference of the exact rates, rounded once (not of two
-                        # rounded rates).
-                        "percent": round_half_up(delta[c_index]),
-                        "ci_low": round_half_up(d_lo[c_index]),
-                        "ci_high": round_half_up(d_hi[c_index]),
-                        "p_value": p_values[c_index],
-                        **base,
-                        "ci_method": method + ", paired by item",
-                    }
-                )
-    return pd.DataFrame(rows, columns=COLUMNS)
+            frames.append(tar_changes(boot, model, present, cells.iloc[0], level))
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COLUMNS]
+
+
+def tar_changes(boot, model: str, present: list[str], control: pd.Series, level: float):
+    """TAR of each intervention minus control TAR, paired by item.
+
+    Columns ``0..len(present)-1`` of ``boot`` are the TAR of ``present``
+    (control first); both columns of a difference come from the same resampled
+    seed clusters. ``control`` is the control TAR row (its CI settings are copied).
+    """
+    est = boot.estimate[: len(present)] * 100.0
+    reps = boot.replicates[:, : len(present)] * 100.0
+    delta = est[1:] - est[0]
+    delta_reps = reps[:, 1:] - reps[:, [0]]
+    lo, hi = percentile_ci(delta_reps, level)
+    return pd.DataFrame(
+        {
+            "model": model,
+            "condition": present[1:],
+            "metric": "TAR_delta",
+            "numerator": np.nan,
+            "denominator": np.nan,
+            # Difference of the exact rates, rounded once (not of two rounded rates).
+            "percent": [round_half_up(d) for d in delta],
+            "ci_low": [round_half_up(v) for v in lo],
+            "ci_high": [round_half_up(v) for v in hi],
+            "p_value": bootstrap_pvalue(delta, delta_reps),
+            "ci_method": control["ci_method"] + ", paired by item",
+            "n_clusters": control["n_clusters"],
+            "n_boot": control["n_boot"],
+            "seed": control["seed"],
+        },
+        columns=COLUMNS,
+    )
 
 
 def order_rows(table: pd.DataFrame, order: list[str], conditions: list[str]) -> pd.DataFrame:
@@ -189,12 +167,11 @@ def latex(table: pd.DataFrame, *, simulated: bool) -> str:
             }
         )
         last = model
-    notes = (
+    notes = simulated_notes(
         "Control = the main control run (Table 1). TAR change = intervention TAR minus control "
-        "TAR, percentage points; paired-by-item 95% CIs and p-values in the CSV."
+        "TAR, percentage points; paired-by-item 95% CIs and p-values in the CSV.",
+        simulated,
     )
-    if simulated:
-        notes += " Computed from SIMULATED data calibrated to the published tables."
     return booktabs(
         pd.DataFrame(body, columns=["Model", "Condition", "TAR", "HFR", "TAR change"]),
         caption="SaliTrap Table 7: TAR and HFR (%) under control and prompt interventions P1-P3.",
@@ -214,14 +191,10 @@ def main(snakemake):
         labels,
         conditions=conditions,
         metrics=metrics,
-        n_boot=p.n_boot,
-        level=p.level,
-        seed=p.seed,
+        **p.bootstrap,
     )
     order = control_order(labels, metrics["TAR"].numerator)
-    table = order_rows(table, order, conditions)
-    write_csv(table, snakemake.output.csv)
-    Path(snakemake.output.tex).write_text(latex(table, simulated=is_simulated(p.raw_dir)))
+    write_table(snakemake, order_rows(table, order, conditions), latex)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -1,15 +1,27 @@
 """1PL IRT on SaliTrap's binary Strict-Pass matrix (models × items, control):
 item difficulty and model ability, with item-bootstrap intervals for ability.
 
-The fit itself is the shared step :func:`rederive.stats.irt.fit_1pl` (py-irt,
-seeded, single-threaded), so any study with a binary model × item outcome fits
-the same way. Here we add the SaliTrap reading: difficulty per trap dimension
-(Fig 4 a–b), ability against TAR with Spearman ρ (Fig 4 c) and naturalness
-against difficulty with a linear trend and Pearson r (Fig 9).
+Both steps are the shared ones of :mod:`rederive.stats.irt`: the fit is
+:func:`~rederive.stats.irt.fit_1pl` (py-irt, seeded, single-threaded) and the
+intervals come from :func:`~rederive.stats.irt.bootstrap_ability`, which resamples
+seed clusters of items and re-solves every model's ability by maximum likelihood
+with the fitted difficulties held fixed (a conditional bootstrap: it leaves out
+the uncertainty of the difficulties, see that function's notes).
 
-With complete binary data a model's number of passes is the sufficient statistic
-of its 1PL ability, so ability must order the models as TAR does (ρ = 1 up to
-ties and optimisation noise); ρ is therefore also a convergence check.
+Which ability is reported: ``ability`` is the *conditional maximum-likelihood*
+estimate on all items given py-irt's difficulties, the estimate the bootstrap
+interval belongs to (py-irt's posterior means are a few per cent more spread out
+and carry the Monte-Carlo noise of the SVI fit; the interval would not be centred
+on them). py-irt's posterior mean is kept as ``ability_pyirt``. A model with a
+perfect or zero score has an infinite ML ability (reported as ``inf``/``-inf``).
+
+Here we add the SaliTrap reading: difficulty per trap dimension (Fig 4 a–b),
+ability against TAR with Spearman ρ (Fig 4 c) and naturalness against difficulty
+with a linear trend and Pearson r (Fig 9). With complete binary data a model's
+number of passes is the sufficient statistic of its 1PL ability, so the
+conditional ML ability orders the models exactly as TAR does (ρ = 1 up to ties);
+ρ of ``ability_pyirt`` against TAR is therefore a convergence check of the SVI fit
+(``spearman_rho_pyirt_ability_tar`` in the statistics).
 
 References
 ----------
@@ -20,20 +32,20 @@ Lalor, J. P. & Rodriguez, P. (2023). py-irt: A scalable item response theory lib
 """
 
 import logging
-import time
 
 import numpy as np
 import pandas as pd
 from scipy.stats import linregress, pearsonr, spearmanr
 
-from rederive.stats.bootstrap import rng_for
-from rederive.stats.irt import fit_1pl
+from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.rates import percent
 from rederive.studies.salitrap.common import CONTROL, OVERALL, load, present_dimensions, write_csv
-from rederive.studies.salitrap.irt_pyirt import bootstrap_ability
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
 
 log = logging.getLogger(__name__)
+
+# From AbilityBootstrap.table (its n_items is the ``answered`` column of irt_models.csv).
+ABILITY_COLUMNS = ["ability", "se_boot", "ci_low", "ci_high", "n_nonfinite"]
 
 
 def binary_responses(matrix: pd.DataFrame, pass_labels) -> pd.DataFrame:
@@ -44,47 +56,38 @@ def binary_responses(matrix: pd.DataFrame, pass_labels) -> pd.DataFrame:
     return pd.DataFrame(binary.T, index=matrix.columns, columns=matrix.index)
 
 
-def fit(
-    responses: pd.DataFrame,
-    clusters,
-    *,
-    epochs: int,
-    lr: float,
-    priors: str,
-    seed: int,
-    n_boot: int,
-    level: float,
-):
-    """Fit the 1PL and bootstrap the abilities over seed clusters of items.
+def abilities(
+    responses: pd.DataFrame, result, clusters, *, n_boot: int, seed: int, level: float
+) -> pd.DataFrame:
+    """Reported abilities of a 1PL fit, with a seed-cluster item bootstrap.
+
+    Parameters
+    ----------
+    responses : DataFrame
+        The models × items matrix given to :func:`~rederive.stats.irt.fit_1pl`.
+    result : IrtFit
+        Its fit; the difficulties are held fixed.
+    clusters : array_like
+        Seed id of every item (column), the bootstrap's resampling unit.
+    n_boot : int
+        Replicates; 0 gives the estimates without an interval.
 
     Returns
     -------
-    ability : DataFrame
-        ``model, ability, ci_low, ci_high`` (NaN bounds when ``n_boot`` is 0).
-    difficulty : Series
-        Indexed by item id.
-    seconds : float
-        Wall time of the point fit (logged, never written to a CSV).
+    DataFrame
+        ``model`` and :data:`ABILITY_COLUMNS` (conditional ML ability given the
+        fitted difficulties, bootstrap SE, percentile interval, replicates with a
+        perfect or zero score), then ``ability_pyirt`` (py-irt's posterior mean).
     """
-    start = time.perf_counter()
-    result = fit_1pl(responses, epochs=epochs, priors=priors, lr=lr, seed=seed)
-    seconds = time.perf_counter() - start
-    ability = result.ability.reindex(responses.index)
-    table = pd.DataFrame({"model": ability.index, "ability": ability.to_numpy()})
-    table["ci_low"] = np.nan
-    table["ci_high"] = np.nan
     if n_boot > 0:
-        boot = bootstrap_ability(
-            responses,
-            result,
-            clusters=clusters,
-            n_boot=n_boot,
-            rng=rng_for(seed, "irt-ability"),
-            level=level,
-        )
-        table["ci_low"] = boot["ci_low"].to_numpy()
-        table["ci_high"] = boot["ci_high"].to_numpy()
-    return table, result.difficulty.reindex(responses.columns), seconds
+        table = bootstrap_ability(
+            responses, result.difficulty, n_boot=n_boot, seed=seed, level=level, clusters=clusters
+        ).table
+    else:
+        table = ability_given_difficulty(responses, result.difficulty).to_frame()
+        table = table.assign(se_boot=np.nan, ci_low=np.nan, ci_high=np.nan, n_nonfinite=0)
+    table = table[ABILITY_COLUMNS].assign(ability_pyirt=result.ability.reindex(responses.index))
+    return table.rename_axis("model").reset_index()
 
 
 def summarise(
@@ -123,6 +126,8 @@ def summarise(
         )
     by_dimension = pd.DataFrame(rows)
     rho = spearmanr(ability["ability"], ability["tar"])
+    rho_pyirt = spearmanr(ability["ability_pyirt"], ability["tar"])
+    finite = ability["ability"][np.isfinite(ability["ability"])]  # ML of perfect scores is inf
     nat = difficulty.dropna(subset=["difficulty", "naturalness"])
     r = pearsonr(nat["naturalness"], nat["difficulty"])
     trend = linregress(nat["naturalness"], nat["difficulty"])
@@ -132,6 +137,12 @@ def summarise(
                 "statistic": "spearman_rho_ability_tar",
                 "value": rho.statistic,
                 "p_value": rho.pvalue,
+                "n": len(ability),
+            },
+            {
+                "statistic": "spearman_rho_pyirt_ability_tar",
+                "value": rho_pyirt.statistic,
+                "p_value": rho_pyirt.pvalue,
                 "n": len(ability),
             },
             {
@@ -154,9 +165,9 @@ def summarise(
             },
             {
                 "statistic": "ability_sd",
-                "value": ability["ability"].std(ddof=1),
+                "value": finite.std(ddof=1),
                 "p_value": np.nan,
-                "n": len(ability),
+                "n": len(finite),
             },
             {
                 "statistic": "difficulty_sd",
@@ -184,19 +195,16 @@ def main(snakemake):
     answered = responses.notna().any(axis=0)
     n_unanswered = int((~answered).sum())
     responses = responses.loc[:, answered]
-    ability, difficulty, seconds = fit(
-        responses,
-        items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy(),
-        epochs=p.epochs,
-        lr=p.lr,
-        priors=p.priors,
-        seed=p.seed,
-        n_boot=p.n_boot,
-        level=p.level,
-    )
+    result = fit_1pl(responses, epochs=p.epochs, priors=p.priors, lr=p.lr, seed=p.seed)
+    clusters = items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy()
+    ability = abilities(responses, result, clusters, n_boot=p.n_boot, seed=p.seed, level=p.level)
+    difficulty = result.difficulty.reindex(responses.columns)
     # Wall time goes to the log and the benchmark file only: CSVs stay byte-identical.
     log.info(
-        "1PL fit, %d models x %d items, %d epochs: %.1f s", *responses.shape, p.epochs, seconds
+        "1PL fit, %d models x %d items, %d epochs: %.1f s",
+        *responses.shape,
+        p.epochs,
+        result.fit_seconds,
     )
     item_table = items[["item_id", "seed_id", "dimension", "n_injected", "naturalness"]].copy()
     item_table["difficulty"] = difficulty.reindex(item_table["item_id"]).to_numpy()
@@ -213,6 +221,8 @@ def main(snakemake):
         "epochs": p.epochs,
         "lr": p.lr,
         "seed": p.seed,
+        "seed_used": result.seed_used,
+        "fit_attempts": result.attempts,
         "n_boot": p.n_boot,
         "items_without_valid_response": n_unanswered,
     }

@@ -13,24 +13,21 @@ References
 SaliTrap (seed paper 000), §5.4 "Liberation" and Appendix Table 6.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
-from rederive.stats.bootstrap import bootstrap_ratio, percentile_ci, rng_for
-from rederive.stats.rates import percent, round_half_up
 from rederive.studies.salitrap.common import (
     CONTROL,
     OVERALL,
     SHORT,
     dimension_masks,
-    is_simulated,
     load,
     present_dimensions,
-    write_csv,
+    simulated_notes,
+    write_table,
 )
+from rederive.studies.salitrap.metrics import CELL_COLUMNS, rate_cells
 
 COLUMNS = [
     "model",
@@ -40,13 +37,7 @@ COLUMNS = [
     "numerator",
     "denominator",
     "not_valid",
-    "percent",
-    "ci_low",
-    "ci_high",
-    "ci_method",
-    "n_clusters",
-    "n_boot",
-    "seed",
+    *CELL_COLUMNS[2:],
     "requery_rows_outside_sc",
 ]
 
@@ -92,7 +83,7 @@ def liberation_table(
     lib = labels[labels["condition"].isin(list(conditions))]
     control = labels[labels["condition"] == CONTROL]
     item_index = items.set_index("item_id")
-    rows = []
+    frames = []
     for model in sorted(lib["model"].unique()):
         sc_ids = control.loc[
             (control["model"] == model) & (control["label"] == sc_label), "item_id"
@@ -107,42 +98,25 @@ def liberation_table(
         valid = matrix.notna().to_numpy()
         passed = matrix.isin(list(pass_labels)).to_numpy() & valid
         for dimension, mask in dimension_masks(sc_items, dimensions):
-            k_all, n_all = passed[mask].sum(axis=0), valid[mask].sum(axis=0)
-            if mask.any():
-                boot = bootstrap_ratio(
-                    passed[mask],
-                    valid[mask],
-                    clusters=sc_items["seed_id"].to_numpy()[mask],
-                    n_boot=n_boot,
-                    rng=rng_for(seed, "table6", model, dimension),
-                )
-                lo, hi = percentile_ci(boot.replicates * 100.0, level)
-                n_clusters = boot.n_clusters
-            else:
-                lo = hi = np.full(len(conditions), np.nan)
-                n_clusters = 0
-            for c, condition in enumerate(conditions):
-                k, n = int(k_all[c]), int(n_all[c])
-                rows.append(
-                    {
-                        "model": model,
-                        "dimension": dimension,
-                        "condition": conditions[condition],
-                        "sc_cases": int(mask.sum()),
-                        "numerator": k,
-                        "denominator": n,
-                        "not_valid": int(mask.sum()) - n,
-                        "percent": percent(k, n),
-                        "ci_low": round_half_up(lo[c]),
-                        "ci_high": round_half_up(hi[c]),
-                        "ci_method": f"percentile, bootstrap over {n_clusters} seed clusters",
-                        "n_clusters": n_clusters,
-                        "n_boot": n_boot,
-                        "seed": seed,
-                        "requery_rows_outside_sc": outside,
-                    }
-                )
-    return pd.DataFrame(rows, columns=COLUMNS)
+            cells, _ = rate_cells(
+                passed[mask],
+                valid[mask],
+                clusters=sc_items["seed_id"].to_numpy()[mask],
+                n_boot=n_boot,
+                level=level,
+                seed=seed,
+                key=("table6", model, dimension),
+            )
+            cells.insert(0, "model", model)
+            cells.insert(1, "dimension", dimension)
+            cells.insert(2, "condition", list(conditions.values()))
+            cells.insert(3, "sc_cases", int(mask.sum()))
+            cells["not_valid"] = int(mask.sum()) - cells["denominator"]
+            cells["requery_rows_outside_sc"] = outside
+            frames.append(cells)
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 
 def order_rows(table: pd.DataFrame, dimensions: list[str]) -> pd.DataFrame:
@@ -182,13 +156,12 @@ def latex(table: pd.DataFrame, dimensions: list[str], *, simulated: bool) -> str
                 row[f"Condition {c}"] = g.loc[(dimension, c), "percent"]
             body.append(row)
     frame = pd.DataFrame(body)
-    notes = (
+    notes = simulated_notes(
         "Liberation rate = share of the model's control Sycophantic Compliance cases judged "
         "Strict Pass when re-queried; # SC in brackets; n excludes judge/API errors. "
-        "95% CIs in the CSV."
+        "95% CIs in the CSV.",
+        simulated,
     )
-    if simulated:
-        notes += " Computed from SIMULATED data calibrated to the published tables."
     return booktabs(
         frame,
         caption="SaliTrap Table 6: liberation rates (%) of Sycophantic Compliance cases by condition.",
@@ -209,14 +182,12 @@ def main(snakemake):
         dimensions=dimensions,
         sc_label=p.sc_label,
         pass_labels=tuple(p.pass_labels),
-        n_boot=p.n_boot,
-        level=p.level,
-        seed=p.seed,
+        **p.bootstrap,
     )
-    table = order_rows(table, dimensions)
-    write_csv(table, snakemake.output.csv)
-    Path(snakemake.output.tex).write_text(
-        latex(table, dimensions, simulated=is_simulated(p.raw_dir))
+    write_table(
+        snakemake,
+        order_rows(table, dimensions),
+        lambda t, simulated: latex(t, dimensions, simulated=simulated),
     )
 
 

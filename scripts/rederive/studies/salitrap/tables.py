@@ -12,25 +12,37 @@ import pandas as pd
 from rederive.io.warehouse import query
 from rederive.report.latex import bold_extremes, booktabs
 from rederive.stats.rates import round_half_up
-from rederive.studies.salitrap.metrics import (
+from rederive.studies.salitrap.common import (
+    CONTROL,
     OVERALL,
+    SHORT,
+    is_simulated,
+    load,
+    present_dimensions,
+    simulated_notes,
+    write_csv,
+)
+from rederive.studies.salitrap.metrics import (
     label_matrix,
     metrics_from_config,
     model_order,
     rate_table,
 )
 
-SHORT = {
-    "missing_prerequisite": "Miss. prereq.",
-    "environment_mismatch": "Env. mismatch",
-    "temporal_physiological": "Temp./physiol.",
-    "rule_mismatch": "Rule mismatch",
-    OVERALL: "Overall",
+# The two rate tables in the paper's layout: metrics, and which end of each
+# metric is "best" (bold).
+PAPER_TABLES = {
+    "table1": {
+        "metrics": {"TAR": "max", "HFR": "min"},
+        "caption": "SaliTrap Table 1: trap avoidance rate (TAR) and hard-fail rate (HFR), %.",
+        "label": "tab:salitrap-tar-hfr",
+    },
+    "table2": {
+        "metrics": {"SCR": "min", "SI": "min"},
+        "caption": "SaliTrap Table 2: sycophantic compliance rate (SCR) and sycophancy index (SI), %.",
+        "label": "tab:salitrap-scr-si",
+    },
 }
-
-
-def write_csv(frame: pd.DataFrame, path) -> None:
-    frame.to_csv(path, index=False, lineterminator="\n", float_format="%.10g")
 
 
 def wide(
@@ -54,9 +66,9 @@ def paper_latex(
     body.insert(0, "Model", list(table.index))
     bold.insert(0, "Model", False)
     header = ["Model"] + [f"{SHORT.get(d, d)} {m}" for d, m in table.columns]
-    notes = "Bold: best per column. Rates in %, n = valid rows; 95% CIs in the CSV."
-    if simulated:
-        notes += " Computed from SIMULATED data calibrated to the published tables."
+    notes = simulated_notes(
+        "Bold: best per column. Rates in %, n = valid rows; 95% CIs in the CSV.", simulated
+    )
     return booktabs(body, caption=caption, label=label, bold=bold, header=header, notes=notes)
 
 
@@ -93,31 +105,22 @@ def sort_rates(rates: pd.DataFrame, order: list[str], dimensions: list[str]) -> 
 
 def build(db, *, dimensions, n_boot, level, seed, metrics=None):
     """Compute Tables 1–3 and data quality from the warehouse."""
-    items = query(db, "SELECT * FROM items ORDER BY item_id")
-    labels = query(db, "SELECT * FROM labels")
-    matrix = label_matrix(labels, items, "control")
-    present = [d for d in dimensions if d in set(items["dimension"])]
-    t1 = rate_table(
-        matrix,
-        items,
-        ["TAR", "HFR"],
-        dimensions=present,
-        n_boot=n_boot,
-        level=level,
-        seed=seed,
-        key="table1",
-        metrics=metrics,
-    )
-    t2 = rate_table(
-        matrix,
-        items,
-        ["SCR", "SI"],
-        dimensions=present,
-        n_boot=n_boot,
-        level=level,
-        seed=seed,
-        key="table2",
-        metrics=metrics,
+    items, labels = load(db)
+    matrix = label_matrix(labels, items, CONTROL)
+    present = present_dimensions(items, dimensions)
+    t1, t2 = (
+        rate_table(
+            matrix,
+            items,
+            list(spec["metrics"]),
+            dimensions=present,
+            n_boot=n_boot,
+            level=level,
+            seed=seed,
+            key=name,
+            metrics=metrics,
+        )
+        for name, spec in PAPER_TABLES.items()
     )
     order = model_order(t1)
     t1, t2 = (sort_rates(t, order, present) for t in (t1, t2))
@@ -127,43 +130,31 @@ def build(db, *, dimensions, n_boot, level, seed, metrics=None):
 
 def main(snakemake):
     p = snakemake.params
+    out = snakemake.output
     t1, t2, t3, quality, order, present = build(
         snakemake.input.db,
         dimensions=list(p.dimensions.values()),
-        n_boot=p.n_boot,
-        level=p.level,
-        seed=p.seed,
+        **p.bootstrap,
         metrics=metrics_from_config(p.metrics),
     )
-    simulated = Path(p.raw_dir, "SIMULATED.md").exists()
-    write_csv(t1, snakemake.output.table1_csv)
-    write_csv(t2, snakemake.output.table2_csv)
-    write_csv(t3, snakemake.output.table3_csv)
-    write_csv(quality, snakemake.output.quality)
-    Path(snakemake.output.table1_tex).write_text(
-        paper_latex(
-            t1,
-            ["TAR", "HFR"],
-            {"TAR": "max", "HFR": "min"},
-            present,
-            order,
-            caption="SaliTrap Table 1: trap avoidance rate (TAR) and hard-fail rate (HFR), %.",
-            label="tab:salitrap-tar-hfr",
-            simulated=simulated,
+    simulated = is_simulated(p.raw_dir)
+    write_csv(t3, out.table3_csv)
+    write_csv(quality, out.quality)
+    for name, rates in (("table1", t1), ("table2", t2)):
+        spec = PAPER_TABLES[name]
+        write_csv(rates, getattr(out, f"{name}_csv"))
+        Path(getattr(out, f"{name}_tex")).write_text(
+            paper_latex(
+                rates,
+                list(spec["metrics"]),
+                spec["metrics"],
+                present,
+                order,
+                caption=spec["caption"],
+                label=spec["label"],
+                simulated=simulated,
+            )
         )
-    )
-    Path(snakemake.output.table2_tex).write_text(
-        paper_latex(
-            t2,
-            ["SCR", "SI"],
-            {"SCR": "min", "SI": "min"},
-            present,
-            order,
-            caption="SaliTrap Table 2: sycophantic compliance rate (SCR) and sycophancy index (SI), %.",
-            label="tab:salitrap-scr-si",
-            simulated=simulated,
-        )
-    )
     body = t3[["dimension", "items", "mean_injected_numbers", "mean_naturalness"]].copy()
     body["dimension"] = body["dimension"].map(lambda d: SHORT.get(d, d))
     Path(snakemake.output.table3_tex).write_text(

@@ -1,0 +1,55 @@
+"""What every SaliTrap figure job shares: read the CSVs, draw, save PNG + PDF with
+the simulated-data note; and the annotated square heatmap of Figs 10 and 11.
+
+Figures only draw numbers the analysis jobs already wrote to CSV.
+
+References
+----------
+SaliTrap (seed paper 000), Figs 4–12.
+"""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+
+# Heatmaps with more rows than this are left unannotated (the numbers get unreadable).
+ANNOTATE_UP_TO = 16
+
+
+def draw_figures(snakemake, draw) -> None:
+    """Run one figure job.
+
+    Every ``input`` of the rule is read as a CSV and passed to ``draw`` by its
+    name; ``draw`` returns ``{name: figure}`` and each figure is saved to the
+    outputs ``<name>_png`` and ``<name>_pdf`` (with :data:`SIMULATED_NOTE` when the
+    rule's ``simulated`` param says so).
+    """
+    apply_theme()
+    note = SIMULATED_NOTE if snakemake.params.simulated else None
+    frames = {name: pd.read_csv(path) for name, path in snakemake.input.items()}
+    for name, fig in draw(**frames).items():
+        out = snakemake.output
+        save_figure(fig, getattr(out, f"{name}_png"), getattr(out, f"{name}_pdf"), note=note)
+
+
+def heatmap(square: pd.DataFrame, *, title: str, label: str, fmt: str = ".2f"):
+    """Square model × model heatmap, annotated when small enough; returns the figure."""
+    size = 0.5 * len(square) + 2.5
+    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    sns.heatmap(
+        square,
+        ax=ax,
+        cmap="viridis",
+        annot=len(square) <= ANNOTATE_UP_TO,
+        fmt=fmt,
+        annot_kws={"fontsize": 6},
+        square=True,
+        cbar_kws={"label": label, "shrink": 0.7},
+    )
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
