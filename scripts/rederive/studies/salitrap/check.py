@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import Check, compare_cells, write_checks
+from rederive.check import Check, compare_cells, write_published_check
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
 from rederive.studies.salitrap.common import is_simulated
@@ -188,23 +188,23 @@ def main(snakemake):
         if hasattr(snakemake.input, name)
     }
     checks += experiment_checks(published_dir, ours, snakemake.params.tolerance)
-    simulated = is_simulated(snakemake.params.raw_dir)
     preamble = (
         "Recomputed values (`ours`) against the paper's printed values (`published`), and identities the "
         "published tables must satisfy among themselves (`identity`: `published` is the printed value, `ours` "
         "what the other printed numbers imply). A failing identity is a finding about the paper."
     )
-    if simulated:
-        preamble += (
-            "\n\n**The raw data behind `ours` is simulated** (calibrated to the published tables), so cell "
-            "checks show how well the simulator reproduces the paper, not that the paper is right."
-        )
-    write_checks(
+    simulated_note = (
+        "**The raw data behind `ours` is simulated** (calibrated to the published tables), so cell "
+        "checks show how well the simulator reproduces the paper, not that the paper is right."
+    )
+    write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
         title="SaliTrap: published-number check",
         preamble=preamble,
+        data_note=simulated_note if is_simulated(snakemake.params.raw_dir) else "",
+        separator="\n\n",
     )
 
 

@@ -23,7 +23,7 @@ duplicate with a different label               error naming both lines
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.accounting import Accounting
+from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields
 from rederive.studies.salitrap.items import dimension_of
@@ -181,8 +181,7 @@ def main(snakemake):
         conditions=snakemake.params.conditions,
         dimensions=snakemake.params.dimensions,
     )
-    labelled.to_parquet(snakemake.output.labelled, index=False)
-    acct.write(snakemake.output.accounting)
+    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
 
 
 if __name__ == "__main__" and "snakemake" in globals():
