@@ -25,15 +25,22 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 def run(main, snakemake) -> None:
     log_path = snakemake.log[0] if len(snakemake.log) else None
-    handlers = [logging.StreamHandler(sys.stderr)]
+    # The terminal gets warnings only; the rule's log file gets our INFO lines too.
+    terminal = logging.StreamHandler(sys.stderr)
+    terminal.setLevel(logging.WARNING)
+    handlers = [terminal]
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w"))
+    # Our own modules log at INFO; third-party libraries only above WARNING (matplotlib's
+    # font subsetter alone writes hundreds of INFO lines per PDF).
     logging.basicConfig(
-        level=logging.INFO,
+        level=logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
         handlers=handlers,
         force=True,
     )
+    for name in ("rederive", "__main__"):  # __main__: the script module Snakemake runs
+        logging.getLogger(name).setLevel(logging.INFO)
     try:
         main(snakemake)
     except InputError as exc:
