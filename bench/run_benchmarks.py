@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
+IRT_EPOCHS = 1000  # salitrap's default; benchmark uses 1,500
 sys.path.insert(0, str(REPO / "scripts"))
 
 from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, rng_for  # noqa: E402
