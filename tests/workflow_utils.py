@@ -3,6 +3,9 @@
 The workflow code stays in the repository (``-s Snakefile``); the temporary
 directory gets its own ``config/`` (a copy of the repository's, plus overrides)
 and ``raw/``, the way a user deploys the workflow onto their own data.
+
+``REDERIVE_SNAKEFILE`` may name another Snakefile (e.g. one including a single
+study's rules) while a study is being developed; CI always uses the real one.
 """
 
 from __future__ import annotations
