@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from references import BH_1995_P
 
 from rederive.stats.multitest import bh_adjust
 from rederive.studies.tag_sycophancy.effects import (
@@ -123,24 +124,8 @@ def test_model_with_every_reply_failed():
 
 
 def test_bh_published_example():
-    # Benjamini & Hochberg (1995), §4: 15 p-values, q = 0.05 rejects the four smallest.
-    p = [
-        0.0001,
-        0.0004,
-        0.0019,
-        0.0095,
-        0.0201,
-        0.0278,
-        0.0298,
-        0.0344,
-        0.0459,
-        0.3240,
-        0.4262,
-        0.5719,
-        0.6528,
-        0.7590,
-        1.0,
-    ]
+    # Benjamini & Hochberg (1995), §4: q = 0.05 rejects the four smallest.
+    p = BH_1995_P
     reject, qvals = bh_adjust(p, 0.05)
     assert reject.tolist() == [True] * 4 + [False] * 11
     assert qvals[3] == pytest.approx(0.0095 * 15 / 4)
