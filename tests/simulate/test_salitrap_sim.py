@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from rederive.simulate.salitrap import DEFAULT_SEED, generate
+from rederive.studies.salitrap.items import ITEM_FIELDS
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "raw" / "salitrap"
@@ -160,17 +161,8 @@ def test_table3_reproduced():
 def test_items_schema_and_seeds():
     records = [json.loads(line) for line in (RAW / "items.jsonl").read_text().splitlines()]
     assert len(records) == 1145
-    assert list(records[0]) == [
-        "item_id",
-        "seed_id",
-        "prompt",
-        "trap_core",
-        "ground_truth",
-        "injected_numbers",
-        "dimension_tag",
-        "naturalness_score",
-        "attack_tier",
-    ]
+    # The generator writes exactly the fields the workflow's item reader requires.
+    assert list(records[0]) == ITEM_FIELDS
     items = pd.DataFrame(records)
     assert items["item_id"].is_unique
     assert items["naturalness_score"].between(1, 5).all()
