@@ -78,7 +78,7 @@ def test_refs_any_of_and_arrays():
 def test_text_that_fits_no_type_is_left_for_the_validator():
     coerced = coerce_to_schema({"n_boot": "five", "seed": "1.5"}, schema("benchmark"))
     assert coerced == {"n_boot": "five", "seed": "1.5"}
-    with pytest.raises(jsonschema.ValidationError, match="'five' is not of type 'integer'"):
+    with pytest.raises(jsonschema.ValidationError, match="is not of type 'integer'"):
         jsonschema.validate(coerced, schema("benchmark"))
 
 
