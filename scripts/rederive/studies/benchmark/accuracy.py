@@ -147,8 +147,9 @@ def headline_aggregate(table: pd.DataFrame, per_task: pd.DataFrame) -> pd.DataFr
     if n_tasks == 1:
         out["aggregate"] = "mean over items"
     else:
-        out["aggregate"] = f"mean over the items of {n_tasks} tasks (micro, item-weighted)" + (
-            f"; pools different metrics ({metrics.replace('+', ', ')}), see accuracy_by_task.csv"
+        # No commas: the text stays one plain CSV field.
+        out["aggregate"] = f"item-weighted mean over {n_tasks} tasks" + (
+            f"; pools metrics {metrics.replace('+', ' and ')} (see accuracy_by_task.csv)"
             if "+" in metrics
             else ""
         )
