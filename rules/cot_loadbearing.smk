@@ -29,6 +29,9 @@ rule build_cot_loadbearing_warehouse:
             run=cot_loadbearing_runs(),
         ),
         baselines=raw_dir("cot_loadbearing") / "baselines.csv",
+        accounting=lambda w: expand(
+            "results/cot_loadbearing/accounting/{run}.json", run=cot_loadbearing_runs()
+        ),
     output:
         db="results/cot_loadbearing/cot_loadbearing.duckdb",
     log:

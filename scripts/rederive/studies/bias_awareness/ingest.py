@@ -103,7 +103,15 @@ def read_run(path, items: pd.DataFrame, *, run: str) -> tuple[pd.DataFrame, Acco
                 line=line,
                 field="bias",
             )
-        this_model = str(rec["model"])
+        this_model = require_type(
+            rec,
+            "model",
+            str,
+            file=name,
+            line=line,
+            message=f"expected the model name, got {rec['model']!r}",
+            valid=lambda v: v.strip() != "",
+        )
         if model is None:
             model = this_model
         elif this_model != model:

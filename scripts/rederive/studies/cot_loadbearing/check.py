@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from rederive.check import Check, write_published_check
+from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
 STUDY = "cot_loadbearing"
@@ -29,7 +30,7 @@ def _identity(table, item, quantity, published, ours, tolerance, note) -> Check:
 
 
 def load_published(paths) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
+    frames = [read_csv_frame(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
     return pd.concat(frames, ignore_index=True)
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
+from rederive.io.source import read_csv_frame
 
 ITEM_FIELDS = ["item_id", "decision", "option_x", "option_y", "category"]
 CATEGORIES = ["taste", "consequential"]
@@ -51,7 +52,7 @@ def read_models(path, models_seen) -> pd.DataFrame:
         frame = pd.DataFrame(columns=MODEL_COLUMNS)
     else:
         name = relpath(path)
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame = read_csv_frame(path, dtype=str, keep_default_na=False)
         if "model" not in frame.columns:
             raise InputError("models.csv needs a 'model' column", file=name, line=1, field="model")
         for column in MODEL_COLUMNS:
