@@ -101,6 +101,25 @@ def require_type(
     return value
 
 
+def require_id(record: dict, field: str, *, file: str, line: int) -> str:
+    """``record[field]`` as an identifier: non-blank text or an integer, as text.
+
+    A null, boolean, number with a fraction, list or object is an
+    :class:`InputError`: turned into text it would silently become a model or
+    item called ``"None"`` or ``"[1]"``.
+    """
+    value = require_type(
+        record,
+        field,
+        (str, int),
+        file=file,
+        line=line,
+        message=f"expected a name or id (text or integer), got {record[field]!r}",
+        valid=lambda v: str(v).strip() != "",
+    )
+    return str(value).strip()
+
+
 def require_unique(
     seen: dict,
     key,

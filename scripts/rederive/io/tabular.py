@@ -22,7 +22,7 @@ import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, ensure_accounting
-from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.source import CsvRows
 
 COLUMNS = [
@@ -332,4 +332,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
 def _iter_long_jsonl(path, name):
     for number, record in iter_jsonl(path):
         require_fields(record, _LONG_REQUIRED, file=name, line=number)
+        for field in ("model", "item_id"):
+            if record[field] is not None:  # null is reported as blank by read_long
+                require_id(record, field, file=name, line=number)
         yield number, record

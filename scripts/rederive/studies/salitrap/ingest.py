@@ -25,7 +25,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields, require_type
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.salitrap.items import dimension_of
 
 RUN_FIELDS = ["item_id", "model_id", "seed_id", "dimension_tag", "judge_label", "skipped", "error"]
@@ -95,9 +95,7 @@ def label_run(
             message=f"expected the model name, got {rec['model_id']!r}",
             valid=_non_blank,
         )
-        require_type(
-            rec, "item_id", (str, int), file=name, line=line, valid=lambda v: str(v).strip() != ""
-        )
+        item_id = require_id(rec, "item_id", file=name, line=line)
         condition = rec.get("condition") or "control"
         if condition not in conditions:
             raise InputError(
@@ -122,7 +120,6 @@ def label_run(
                 line=line,
                 field="judge_label",
             )
-        item_id = str(rec["item_id"])
         if item_id not in by_item.index:
             acct.exclude("unknown_item", line)
             continue
