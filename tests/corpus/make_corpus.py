@@ -402,15 +402,21 @@ def make_corpus(root: Path) -> list[Case]:
     )
     # An lm-eval model folder whose samples file is broken (the folder reader).
     for case, broken in (
+        ("valid", _bases()["lm_eval_samples"][1]),
         ("invalid_utf8", b'{"doc_id": 0, "filter": "\xff"}\n'),
         ("gzip", gzip.compress(b"{}\n", mtime=0)),
+        ("directory", None),
     ):
         folder = root / "lm_eval_dir" / case / "m"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "results_2024-06-01T12-00-00.000001.json").write_bytes(
             _bases()["lm_eval_results"][1]
         )
-        (folder / "samples_t_2024-06-01T12-00-00.000001.jsonl").write_bytes(broken)
+        samples = folder / "samples_t_2024-06-01T12-00-00.000001.jsonl"
+        if broken is None:
+            samples.mkdir(exist_ok=True)
+        else:
+            samples.write_bytes(broken)
         cases.append(
             Case(
                 f"lm_eval_dir/{case}", "lm_eval_dir", folder, 1 if case == "invalid_utf8" else None

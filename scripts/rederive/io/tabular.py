@@ -205,6 +205,8 @@ def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=Non
             score = parse_correct(cell, file=name, line=number, field=model)
             if count_score(accounting, score, "missing score (blank cell)", number):
                 records.append(graded_row(model, task, item, score, name, line=number))
+    if not seen:
+        raise InputError("the matrix has a header but no item rows", file=name)
     return frame_from_records(records)
 
 
@@ -268,7 +270,9 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     records = []
     has_epoch = None
     keys: dict[tuple, int] = {}
+    read = 0
     for number, row in rows:
+        read += 1
         accounting.rows_read += 1
         model = _text(row.get("model"))
         item = _text(row.get("item_id"))
@@ -326,6 +330,8 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
                 response=_text(row.get("response")),
             )
         )
+    if read == 0:
+        raise InputError("no graded rows in this file", file=name)
     return frame_from_records(records)
 
 
