@@ -6,32 +6,10 @@ import os
 
 import pandas as pd
 import pytest
-from corpus.make_corpus import BAD_LINE, make_corpus, summary, walk
+from corpus.make_corpus import BAD_LINE, FATAL, make_corpus, summary, walk
 from workflow_utils import run_workflow
 
 from rederive.errors import InputError
-
-# Breakages of the file as a whole: none of them may be read as data.
-FATAL = {
-    "invalid_utf8",
-    "latin1_text",
-    "nul_byte",
-    "gzip",
-    "zip",
-    "utf16",
-    "random_bytes",
-    "directory",
-    "empty",
-    "blank_lines",
-    "truncated",
-    "deep_nesting",
-    "not_an_object",
-    "broken_json",
-    "nan_literal",
-    "unbalanced_quote",
-    "header_over_field_limit",
-    "ragged_row",
-}
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def read_items(path) -> pd.DataFrame:
                 "question_id": qid,
                 "question": record["question"],
                 "gold": _number(record, "gold", file=name, line=line),
-                "difficulty": str(record["difficulty"]),
+                "difficulty": require_id(record, "difficulty", file=name, line=line),
                 "inject_B4": record["inject_B4"],
                 "inject_B5": record["inject_B5"],
                 "anchor_B5": _number(record, "anchor_B5", file=name, line=line),
