@@ -515,6 +515,7 @@ def main(argv=None) -> None:
     root = args.out or Path(tempfile.mkdtemp(prefix="bad-input-corpus-"))
     import os
 
+    root.mkdir(parents=True, exist_ok=True)
     os.chdir(root)  # messages name files relative to the corpus
     cases = [c for c in make_corpus(root) if not args.only or args.only in c.id]
     outcomes = walk(cases)

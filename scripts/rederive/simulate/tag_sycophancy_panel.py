@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.io.source import read_csv_frame
+
 #: The 20 frozen decisions (10 taste, 10 consequential), paper §2.1 / App. A.
 #: The appendix is not in the translation, so the wording is ours; the two
 #: examples the paper quotes (cat name Luna/Willow, renting or buying) are kept.
@@ -172,7 +174,7 @@ PUBLISHED_FILES = {
 def load_published(published_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Read every published-number file of the study (``raw/.../published``)."""
     root = Path(published_dir)
-    return {key: pd.read_csv(root / name) for key, name in PUBLISHED_FILES.items()}
+    return {key: read_csv_frame(root / name) for key, name in PUBLISHED_FILES.items()}
 
 
 def panel_value(published: dict[str, pd.DataFrame], quantity: str) -> float:

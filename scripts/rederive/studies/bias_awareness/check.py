@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.check import Check, write_published_check
+from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
 from rederive.studies.bias_awareness.output import SIMULATED_TEXT
@@ -189,7 +190,7 @@ def claim_checks(comparisons: pd.DataFrame) -> list[Check]:
 
 def main(snakemake):
     p = snakemake.params
-    published = pd.read_csv(snakemake.input.published)
+    published = read_csv_frame(snakemake.input.published)
     rates = pd.read_csv(snakemake.input.rates)
     comparisons = pd.read_csv(snakemake.input.comparisons)
     checks = (
