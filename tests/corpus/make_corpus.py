@@ -188,6 +188,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         ),
         "lm_eval_results": quiet(lambda p: lm_eval.read_results_json(p)),
         "lm_eval_dir": bench("lm_eval"),
+        "inspect": bench("inspect"),
         "bench_items": quiet(lambda p: read_item_metadata(p)),
     }
 
@@ -446,7 +447,28 @@ def make_corpus(root: Path) -> list[Case]:
                 f"lm_eval_dir/{case}", "lm_eval_dir", folder, 1 if case == "invalid_utf8" else None
             )
         )
+    # Inspect .eval zips: only breakages of the file itself (members are the
+    # Inspect reader's own checks, tested with it).
+    log = _inspect_log(root / "inspect" / "valid" / "log.eval")
+    cases.append(Case("inspect/valid", "inspect", log, None, True))
+    data = log.read_bytes()
+    for case, broken in (
+        ("truncated", data[: len(data) // 2]),
+        ("gzip", gzip.compress(data, mtime=0)),
+        ("random_bytes", bytes((i * 73 + 41) % 256 for i in range(3000))),
+        ("empty", b""),
+        ("directory", None),
+    ):
+        write("inspect", case, "log.eval", broken, None)
     return cases
+
+
+def _inspect_log(path: Path) -> Path:
+    sys.path.insert(0, str(REPO / "tests" / "benchmark"))
+    from benchmark_formats import chembench_slice, write_inspect
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_inspect(path, chembench_slice(6, ["o1"]), model="o1")
 
 
 # ---------------------------------------------------------------------------
