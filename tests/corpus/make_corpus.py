@@ -73,6 +73,7 @@ FATAL = {
     "unbalanced_quote",
     "header_over_field_limit",
     "ragged_row",
+    "cr_line_ends",
 }
 
 
@@ -337,6 +338,7 @@ def _generic(name: str, data: bytes, kind: str) -> list[tuple[str, bytes | None,
             ("header_over_field_limit", b"x" * 140_000 + b"," + lines[0], 1, False),
             ("ragged_row", _set_line(data, bad, broken + b",extra,cells"), bad, False),
             ("header_only", lines[0], None, False),
+            ("cr_line_ends", data.replace(b"\n", b"\r"), 1, False),
             (
                 "short_row",
                 _set_line(data, bad, b",".join(broken.split(b",")[: max(1, width - 2)])),

@@ -173,6 +173,11 @@ class CsvRows:
                 '(an opening quote " without its closing quote swallows the rest of '
                 "the file; otherwise shorten the field)"
             )
+        if "new-line character seen in unquoted field" in text:
+            return (
+                "lines end in a bare carriage return (old Mac format) or a field holds "
+                "one unquoted: save the file with LF or CRLF line endings"
+            )
         return f"malformed CSV ({text})"
 
 
