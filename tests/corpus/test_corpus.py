@@ -165,3 +165,12 @@ def test_workflow_reports_a_bad_byte_without_traceback(tmp_path):
     assert "rederive: input error" in proc.stderr
     assert "scores.csv:100: not valid UTF-8 (byte 0xff" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_named_pipe_is_refused_without_blocking(tmp_path):
+    from rederive.io.jsonl import iter_jsonl
+
+    fifo = tmp_path / "run.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        list(iter_jsonl(fifo))
