@@ -28,7 +28,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line, parse_constant=_refuse_constant)
+            record = _DECODER.decode(line)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON ({exc.msg} at column {exc.colno})", file=name, line=number
@@ -44,6 +44,10 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
 
 def _refuse_constant(name: str):
     raise ValueError(f"{name} is not valid JSON: write null for a missing value")
+
+
+# One decoder for all lines: json.loads with keyword arguments builds a new one per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def require_fields(record: dict, fields, *, file: str, line: int) -> None:
