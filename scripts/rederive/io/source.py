@@ -181,6 +181,14 @@ class CsvRows:
         return f"malformed CSV ({text})"
 
 
+def width_message(cells: list[str], header: list[str]) -> str:
+    """Message for a CSV record whose cell count differs from the header's."""
+    message = f"row has {len(cells)} cells, the header has {len(header)}"
+    if len(cells) < len(header) and any("\n" in cell for cell in cells):
+        message += ' (a quote " without its closing quote runs over the following lines)'
+    return message
+
+
 def read_csv_frame(path: str | Path, **kwargs) -> pd.DataFrame:
     """``pandas.read_csv`` of a checked, decoded file (BOM dropped).
 
@@ -197,9 +205,7 @@ def read_csv_frame(path: str | Path, **kwargs) -> pd.DataFrame:
         raise InputError("empty file: expected a header row", file=name, line=1) from None
     for number, cells in rows:
         if cells and len(cells) != len(header):
-            raise InputError(
-                f"row has {len(cells)} cells, the header has {len(header)}", file=name, line=number
-            )
+            raise InputError(width_message(cells, header), file=name, line=number)
     try:
         return pd.read_csv(io.StringIO(read_text(path)), **kwargs)
     except (pd.errors.ParserError, csv.Error, ValueError) as exc:

@@ -23,7 +23,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, ensure_accounting
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
-from rederive.io.source import CsvRows
+from rederive.io.source import CsvRows, width_message
 
 COLUMNS = [
     "model",
@@ -184,9 +184,7 @@ def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=Non
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise InputError(
-                f"row has {len(row)} cells, the header has {len(header)}", file=name, line=number
-            )
+            raise InputError(width_message(row, header), file=name, line=number)
         item = row[0].strip()
         if not item:
             raise InputError(
@@ -227,9 +225,7 @@ def _iter_long_csv(path: str | Path, name: str):
         if all(not cell.strip() for cell in cells):
             continue
         if len(cells) != len(fields):
-            raise InputError(
-                f"row has {len(cells)} cells, the header has {len(fields)}", file=name, line=number
-            )
+            raise InputError(width_message(cells, fields), file=name, line=number)
         yield number, dict(zip(fields, cells, strict=True))
 
 
