@@ -102,7 +102,7 @@ class ZipReader:
             raise InputError("file not found", file=self.name) from None
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
             raise InputError(f"not a readable zip archive ({exc})", file=self.name) from None
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._fh = open(path, "rb")  # closed by close()
 
     def __enter__(self) -> ZipReader:
         return self
@@ -183,7 +183,9 @@ class ZipReader:
         try:
             return self._archive.getinfo(member)
         except KeyError:
-            raise InputError("member is missing from the archive", file=f"{self.name}!{member}") from None
+            raise InputError(
+                "member is missing from the archive", file=f"{self.name}!{member}"
+            ) from None
 
     def _check_member_size(self, size: int, member: str, *, declared: bool) -> None:
         if size > self.limits.max_member_bytes:
@@ -229,9 +231,7 @@ class ZipReader:
                     raw, zlib.decompressobj(-15) if method == 8 else bz2.BZ2Decompressor()
                 )
         except (zlib.error, OSError, EOFError, zstandard.ZstdError) as exc:
-            raise InputError(
-                f"corrupt {METHODS[method]} data ({exc})", file=where
-            ) from None
+            raise InputError(f"corrupt {METHODS[method]} data ({exc})", file=where) from None
 
 
 def _bounded(raw: Iterator[bytes], decompressor) -> Iterator[bytes]:
