@@ -6,6 +6,7 @@ per-sample reductions and its reported accuracy.
 """
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -189,3 +190,27 @@ def test_several_reducers_need_a_choice(tmp_path):
 def test_fixtures_stay_small():
     logs = [*FIXTURES.rglob("*.eval"), *FIXTURES.rglob("*.json")]
     assert sum(p.stat().st_size for p in logs) < 200_000
+
+
+def test_discovery_and_ingest_pass_the_reader_settings(tmp_path):
+    from rederive.studies.benchmark.ingest import ingest, reported
+    from rederive.studies.benchmark.sources import discover
+
+    folder = tmp_path / "raw" / "inspect"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURES / "0.3.285" / "at_least_1.eval", folder / "beta.eval")
+    shutil.copy(FIXTURES / "0.3.285" / "mean.json", folder / "alpha.json")
+    (folder / "logs.json").write_text("{}")  # Inspect's log-folder manifest, not a log
+    sources = discover(tmp_path / "raw")
+    assert {run: s.path.name for run, s in sources.items()} == {
+        "inspect-alpha": "alpha.json",
+        "inspect-beta": "beta.eval",
+    }
+    params = {"inspect": {"scorer": "match", "reducer": None, "category_field": "category"}}
+    beta = sources["inspect-beta"]
+    frame, accounting = ingest(beta.run, "inspect", beta.path, beta.files(), params)
+    assert frame["correct"].tolist() == [1.0, 0.0, 1.0] and accounting.rows_used == 6
+    assert reported("inspect", beta.path, params=params)["value"].item() == pytest.approx(2 / 3)
+    small = {**params, "zip_limits": {"max_member_mib": 0.001, "max_total_mib": 1}}
+    with pytest.raises(InputError, match="benchmark.zip_limits.max_member_mib"):
+        ingest(beta.run, "inspect", beta.path, beta.files(), small)
