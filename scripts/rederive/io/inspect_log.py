@@ -99,23 +99,18 @@ def _open_eval(path, name: str, archive: ZipReader) -> _Log:
     check_header(header, name=name)  # before anything else: a partial run is refused first
     reductions = None
     if "reductions.json" in members:
-        reductions = _parse_json(archive.read("reductions.json"), where=f"{name}!reductions.json")
+        where = f"{name}!reductions.json"
+        reductions = _parse_json(archive.read("reductions.json"), where=where)
+        if not isinstance(reductions, list):
+            raise InputError("reductions.json must be a list", file=where)
     present = {(SAMPLE_RE.match(m)["id"], SAMPLE_RE.match(m)["epoch"]) for m in sample_members}
     if "summaries.json" in members:
         _check_summaries(archive, name, present)
 
     def samples():
         for member in sample_members:
-            match = SAMPLE_RE.match(member)
-            where = f"{name}!{member}"
-            yield (
-                where,
-                _parse_json(archive.read(member), where=where),
-                (
-                    match["id"],
-                    match["epoch"],
-                ),
-            )
+            where, match = f"{name}!{member}", SAMPLE_RE.match(member)
+            yield where, _parse_json(archive.read(member), where=where), match.group("id", "epoch")
 
     return _Log(name, header, reductions, samples())
 
@@ -158,6 +153,8 @@ def _open_json(path, name: str) -> _Log:
         raise InputError("samples must be a list", file=name, field="samples")
     header = {k: v for k, v in log.items() if k not in ("samples", "reductions")}
     check_header(header, name=name)
+    if not isinstance(log.get("reductions") or [], list):
+        raise InputError("reductions must be a list", file=name, field="reductions")
     return _Log(
         name,
         header,

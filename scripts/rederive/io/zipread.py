@@ -132,8 +132,11 @@ class ZipReader:
                 file=self.name,
             )
 
-    def read(self, member: str) -> bytes:
+    def read(self, member: str) -> bytearray:
         """The member's uncompressed bytes, within the limits.
+
+        A ``bytearray`` grown in place, so a large member is not copied once more at
+        the end (``json.loads`` and ``bytes.decode`` accept it).
 
         Raises
         ------
@@ -152,7 +155,7 @@ class ZipReader:
                 file=where,
             )
         self._check_member_size(info.file_size, member, declared=True)
-        parts, size, crc = [], 0, 0
+        out, size, crc = bytearray(), 0, 0
         for chunk in self._chunks(info, where):
             size += len(chunk)
             if size > info.file_size:
@@ -169,7 +172,7 @@ class ZipReader:
                     file=where,
                 )
             crc = zlib.crc32(chunk, crc)
-            parts.append(chunk)
+            out += chunk
         if size != info.file_size:
             raise InputError(
                 f"member is truncated: {size:,} of {info.file_size:,} bytes", file=where
@@ -177,7 +180,7 @@ class ZipReader:
         if crc != info.CRC:
             raise InputError("CRC-32 mismatch: the archive is corrupt", file=where)
         self.total += size
-        return b"".join(parts)
+        return out
 
     def _info(self, member: str) -> zipfile.ZipInfo:
         try:
