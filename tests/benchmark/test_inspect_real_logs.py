@@ -214,3 +214,16 @@ def test_discovery_and_ingest_pass_the_reader_settings(tmp_path):
     small = {**params, "zip_limits": {"max_member_mib": 0.001, "max_total_mib": 1}}
     with pytest.raises(InputError, match="benchmark.zip_limits.max_member_mib"):
         ingest(beta.run, "inspect", beta.path, beta.files(), small)
+
+
+def test_invalidated_samples_are_counted_exclusions(tmp_path):
+    def invalidate(members):
+        sample = json.loads(members["samples/q2_epoch_1.json"])
+        sample["invalidation"] = {"timestamp": "2026-12-02T00:00:00Z", "reason": "broken env"}
+        members["samples/q2_epoch_1.json"] = json.dumps(sample).encode()
+
+    path = _rewrite(FIXTURES / "0.3.285" / "mean.eval", tmp_path / "i.eval", invalidate)
+    acc = _acc(path)
+    frame = read_eval_log(path, scorer="match", accounting=acc)
+    assert dict(acc.excluded) == {"sample invalidated": 1} and len(frame) == 5
+    acc.check_balance()

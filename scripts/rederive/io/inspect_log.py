@@ -23,6 +23,11 @@ What is refused and why (each an :class:`~rederive.errors.InputError`):
 * an epochs reducer other than ``mean`` without the log's ``reductions.json`` entry
   for it: averaging epochs would change the number Inspect reports.
 
+Counted exclusions (data-quality table): a sample with an ``error`` (a finished
+log run with ``fail_on_error=False``), a sample marked invalid afterwards
+(``invalidation``, set by ``inspect_ai.log.invalidate_samples``), a sample without a
+value for the scorer.
+
 With ``mean`` (or one epoch) every epoch is a row and epochs are averaged within
 the item downstream, which is Inspect's ``mean`` reducer. With another reducer
 (``at_least_k``, ``pass_at_k``, ``max``, ``mode``, ``median``) each item is one row
@@ -409,6 +414,11 @@ def _read_sample(where, sample, key, model, task, chosen, category_field, accoun
         )
     if sample.get("error"):
         accounting.exclude("sample error (no grade)")
+        return None
+    if sample.get("invalidation"):
+        # Marked invalid after the run (inspect_ai.log.invalidate_samples, e.g. a broken
+        # environment); eval sets re-run such samples, so their grade is not evidence.
+        accounting.exclude("sample invalidated")
         return None
     scores = sample.get("scores") or {}
     if not isinstance(scores, dict):
