@@ -22,7 +22,11 @@ rule ingest_benchmark_run:
     params:
         format=lambda w: benchmark_sources()[w.run].format,
         path=lambda w: str(benchmark_sources()[w.run].path),
-        readers={"lm_eval": BENCHMARK["lm_eval"], "inspect": BENCHMARK["inspect"]},
+        readers={
+            "lm_eval": BENCHMARK["lm_eval"],
+            "inspect": BENCHMARK["inspect"],
+            "zip_limits": BENCHMARK["zip_limits"],
+        },
     script:
         "../scripts/rederive/studies/benchmark/ingest.py"
 

@@ -9,7 +9,7 @@ format     layout                                  one run is
 matrix     ``matrix/<name>.csv``                   the file (items × models)
 long       ``long/<name>.csv`` / ``.jsonl``        the file
 lm_eval    ``lm_eval/<model>/samples_*.jsonl``     one model folder of ``--output_path``
-inspect    ``inspect/<name>.eval`` (recursive)     one log (one task × model)
+inspect    ``inspect/<name>.eval`` or ``.json``    one log (one task × model), any depth
 =========  ======================================  =================================
 
 The run id is ``<format>-<name>`` with characters other than letters, digits,
@@ -83,6 +83,8 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
             rel = folder.relative_to(dirs["lm_eval"])
             add("lm_eval", str(rel) if str(rel) != "." else folder.name, folder)
     if dirs["inspect"].is_dir():
-        for path in sorted(dirs["inspect"].rglob("*.eval")):
+        # .json logs too (log_format="json"); logs.json is Inspect's log-folder manifest.
+        logs = [*dirs["inspect"].rglob("*.eval"), *dirs["inspect"].rglob("*.json")]
+        for path in sorted(p for p in logs if p.name != "logs.json"):
             add("inspect", str(path.relative_to(dirs["inspect"]).with_suffix("")), path)
     return dict(sorted(found.items()))
