@@ -41,6 +41,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "raw"
+INSPECT_FIXTURES = REPO / "tests" / "benchmark" / "fixtures" / "inspect"
 BAD_LINE = 3  # the record each line-level case breaks (1-based)
 JUNK_VALUES = {
     "null": None,
@@ -141,8 +142,8 @@ def _readers() -> dict[str, Callable[[Path], object]]:
 
         return call
 
-    def bench(fmt):
-        params = {"lm_eval": {"filter": None, "metrics": ["acc"]}, "inspect": {}}
+    def bench(fmt, **inspect):
+        params = {"lm_eval": {"filter": None, "metrics": ["acc"]}, "inspect": inspect}
 
         def read(path):
             files = sorted(path.glob("*.json*")) if fmt == "lm_eval" and path.is_dir() else [path]
@@ -190,6 +191,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "lm_eval_results": quiet(lambda p: lm_eval.read_results_json(p)),
         "lm_eval_dir": bench("lm_eval"),
         "inspect": bench("inspect"),
+        "inspect_json": bench("inspect", scorer="match"),
         "bench_items": quiet(lambda p: read_item_metadata(p)),
     }
 
@@ -269,6 +271,7 @@ def _bases() -> dict[str, tuple[str, bytes, str]]:
         "long_jsonl": ("long.jsonl", long_jsonl, "jsonl"),
         "lm_eval_samples": ("samples_t_2024-06-01T12-00-00.000001.jsonl", samples, "jsonl"),
         "lm_eval_results": ("results_2024-06-01T12-00-00.000001.json", results, "json"),
+        "inspect_json": ("log.json", (INSPECT_FIXTURES / "0.3.285/mean.json").read_bytes(), "json"),
         "bench_items": (
             "items.csv",
             b"item_id,category\n0,organic\n1,inorganic\n2,organic\n",

@@ -59,6 +59,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import ensure_accounting
 from rederive.io.jsonl import require_fields
+from rederive.io.source import check_file, read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 from rederive.io.zipread import ZipLimits, ZipReader
 
@@ -148,11 +149,7 @@ def _check_summaries(archive: ZipReader, name: str, present: set) -> None:
 
 
 def _open_json(path, name: str) -> _Log:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
-    log = _parse_json(raw, where=name)
+    log = read_json(path)  # the shared opener: UTF-8 errors name their line
     if not isinstance(log, dict) or "eval" not in log:
         raise InputError("not an Inspect log (a JSON object with an 'eval' key)", file=name)
     samples = log.get("samples") or []
@@ -177,7 +174,7 @@ class _Opened:
         self.path, self.limits, self.archive = path, limits, None
 
     def __enter__(self) -> _Log:
-        name = relpath(self.path)
+        name = check_file(self.path)  # a directory named x.eval is refused here
         try:
             with open(self.path, "rb") as handle:
                 magic = handle.read(4)
