@@ -192,9 +192,7 @@ rule check_bias_awareness_published:
     input:
         rates="results/bias_awareness/tables/rates.csv",
         comparisons="results/bias_awareness/tables/comparisons.csv",
-        published=raw_dir("bias_awareness")
-        / "published"
-        / "bias_awareness_headline.csv",
+        published=bias_awareness_published,
     output:
         csv=report(
             "results/bias_awareness/check/published_check.csv",
@@ -210,5 +208,6 @@ rule check_bias_awareness_published:
     params:
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],
+        published_dir=str(raw_dir("bias_awareness") / "published"),
     script:
         "../scripts/rederive/studies/bias_awareness/check.py"

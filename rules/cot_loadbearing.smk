@@ -192,7 +192,6 @@ rule fit_cot_loadbearing_ordinal:
             subcategory="Tables",
         ),
         table_tex="results/cot_loadbearing/tables/table5_deviance.tex",
-        timing="results/cot_loadbearing/ordinal_timing.json",
     log:
         "results/logs/cot_loadbearing/ordinal.log",
     benchmark:
@@ -282,5 +281,6 @@ rule check_cot_loadbearing_published:
     params:
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
+        published_dir=str(raw_dir("cot_loadbearing") / "published"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/check.py"

@@ -31,6 +31,7 @@ from scipy.stats import spearmanr
 
 from rederive.runner import run
 from rederive.stats.irt import bootstrap_ability, fit_1pl
+from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.benchmark.common import clusters_for, load_scores, write_csv
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,13 @@ def fit(
     n_boot: int,
     level: float,
     cluster_by: str,
+    min_n: int = 1,
 ):
-    """Fit the 1PL and return (ability table, difficulty table, fit summary)."""
+    """Fit the 1PL and return (ability table, difficulty table, fit summary).
+
+    Models with a perfect or zero score (no finite ML ability, ``ability_note``)
+    and small-n models (fewer than ``min_n`` items) get no rank.
+    """
     responses, n_fractional = dichotomise(matrix)
     start = time.perf_counter()
     result = fit_1pl(responses, epochs=epochs, priors=priors, lr=lr, seed=seed)
@@ -94,10 +100,18 @@ def fit(
     ability["n_nonfinite"] = intervals["n_nonfinite"].to_numpy()
     ability["accuracy_binary"] = responses.mean(axis=1).to_numpy()
     ability["n_items"] = responses.notna().sum(axis=1).to_numpy()
-    ability = ability.sort_values(["ability", "model"], ascending=[False, True]).reset_index(
-        drop=True
-    )
-    ability.insert(1, "rank", np.arange(1, len(ability) + 1))
+    # A perfect or zero score has no finite ML ability: NaN with the reason, no rank.
+    passes = responses.sum(axis=1).to_numpy()
+    infinite = ~np.isfinite(ability["ability_ml"].to_numpy(dtype=float))
+    for column in ("ability_ml", "ci_low", "ci_high", "se_boot"):
+        ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
+    ability["ability_note"] = np.where(infinite, ability_not_finite(passes, ability["n_items"]), "")
+    ability[SMALL_N] = small_n_flags(ability["n_items"], min_n)
+    ability = ability.sort_values(
+        ["ability", "model"], ascending=[False, True], na_position="last"
+    ).reset_index(drop=True)
+    eligible = ability["ability"].where(ability["ability_note"] == "")
+    ability.insert(1, "rank", rank_eligible(ability.assign(eligible=eligible), score="eligible"))
     difficulty = item_rows.copy()
     difficulty["difficulty"] = result.difficulty.reindex(responses.columns).to_numpy()
     difficulty["p_correct"] = responses.mean(axis=0).to_numpy()
@@ -142,6 +156,7 @@ def main(snakemake):
         n_boot=p.n_boot,
         level=p.ci_level,
         cluster_by=p.cluster_by,
+        min_n=p.min_n,
     )
     write_csv(ability, snakemake.output.ability, float_format="%.4f")
     write_csv(difficulty, snakemake.output.difficulty, float_format="%.4f")

@@ -13,7 +13,8 @@ estimate on all items given py-irt's difficulties, the estimate the bootstrap
 interval belongs to (py-irt's posterior means are a few per cent more spread out
 and carry the Monte-Carlo noise of the SVI fit; the interval would not be centred
 on them). py-irt's posterior mean is kept as ``ability_pyirt``. A model with a
-perfect or zero score has an infinite ML ability (reported as ``inf``/``-inf``).
+perfect or zero score has an infinite ML ability: it is reported as NaN with the
+reason in ``ability_note`` and gets no rank (:mod:`rederive.stats.small_n`).
 
 Here we add the SaliTrap reading: difficulty per trap dimension (Fig 4 a–b),
 ability against TAR with Spearman ρ (Fig 4 c) and naturalness against difficulty
@@ -39,6 +40,7 @@ from scipy.stats import linregress, pearsonr, spearmanr
 
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.salitrap.common import CONTROL, OVERALL, load, present_dimensions, write_csv
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
 
@@ -96,8 +98,14 @@ def summarise(
     responses: pd.DataFrame,
     dimensions: list[str],
     settings: dict,
+    min_n: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Ability table with TAR, per-dimension difficulty summary, fit statistics."""
+    """Ability table with TAR, per-dimension difficulty summary, fit statistics.
+
+    A perfect or zero score has no finite ML ability: the table shows NaN (and
+    no interval) with the reason in ``ability_note``; such models and small-n
+    ones (fewer than ``min_n`` answered items) get no rank.
+    """
     passes = responses.sum(axis=1)
     answered = responses.notna().sum(axis=1)
     ability = ability.assign(
@@ -105,10 +113,17 @@ def summarise(
         answered=answered.reindex(ability["model"]).to_numpy().astype(int),
     )
     ability["tar"] = [percent(k, n) for k, n in zip(ability.passes, ability.answered, strict=True)]
-    ability = ability.sort_values(["ability", "model"], ascending=[False, True]).reset_index(
-        drop=True
+    infinite = ~np.isfinite(ability["ability"].to_numpy(dtype=float))
+    for column in ("ability", "se_boot", "ci_low", "ci_high"):
+        ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
+    ability["ability_note"] = np.where(
+        infinite, ability_not_finite(ability["passes"], ability["answered"]), ""
     )
-    ability.insert(1, "rank", np.arange(1, len(ability) + 1))
+    ability[SMALL_N] = small_n_flags(ability["answered"], min_n)
+    ability = ability.sort_values(
+        ["ability", "tar", "model"], ascending=[False, False, True], na_position="last"
+    ).reset_index(drop=True)
+    ability.insert(1, "rank", rank_eligible(ability, score="ability"))
     rows = []
     for dimension in [*dimensions, OVERALL]:
         sub = difficulty if dimension == OVERALL else difficulty[difficulty.dimension == dimension]
@@ -125,9 +140,9 @@ def summarise(
             }
         )
     by_dimension = pd.DataFrame(rows)
-    rho = spearmanr(ability["ability"], ability["tar"])
+    finite = ability["ability"].dropna()  # no ML ability for perfect/zero scores
+    rho = spearmanr(ability["ability"], ability["tar"], nan_policy="omit")
     rho_pyirt = spearmanr(ability["ability_pyirt"], ability["tar"])
-    finite = ability["ability"][np.isfinite(ability["ability"])]  # ML of perfect scores is inf
     nat = difficulty.dropna(subset=["difficulty", "naturalness"])
     r = pearsonr(nat["naturalness"], nat["difficulty"])
     trend = linregress(nat["naturalness"], nat["difficulty"])
@@ -137,7 +152,7 @@ def summarise(
                 "statistic": "spearman_rho_ability_tar",
                 "value": rho.statistic,
                 "p_value": rho.pvalue,
-                "n": len(ability),
+                "n": len(finite),
             },
             {
                 "statistic": "spearman_rho_pyirt_ability_tar",
@@ -226,7 +241,9 @@ def main(snakemake):
         "n_boot": p.n_boot,
         "items_without_valid_response": n_unanswered,
     }
-    ability, by_dimension, stats = summarise(ability, item_table, responses, dimensions, settings)
+    ability, by_dimension, stats = summarise(
+        ability, item_table, responses, dimensions, settings, min_n=p.min_n
+    )
     stats.insert(2, "priors", p.priors)
     write_csv(item_table, snakemake.output.item_params)
     write_csv(ability, snakemake.output.model_params)
