@@ -82,6 +82,7 @@ rule tabulate_bias_awareness_rates:
         n_boot=BIAS_AWARENESS["n_boot"],
         level=BIAS_AWARENESS["ci_level"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/rates.py"
 
@@ -110,6 +111,7 @@ rule compare_bias_awareness_models:
         level=BIAS_AWARENESS["ci_level"],
         fdr_q=BIAS_AWARENESS["fdr_q"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/compare.py"
 

@@ -91,6 +91,7 @@ rule tabulate_cot_loadbearing_shares:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
         decoupling_subject=COT["decoupling_subject"],
+        min_n=COT["min_n"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/shares.py"
 

@@ -33,6 +33,7 @@ Lalor, J. P. & Rodriguez, P. (2023). py-irt: A scalable item response theory lib
 """
 
 import logging
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,37 @@ def abilities(
     return table.rename_axis("model").reset_index()
 
 
+def irt_not_estimable(responses: pd.DataFrame) -> str:
+    """Why no 1PL can be fitted to ``responses`` ("" when one can).
+
+    Separating ability from difficulty needs at least two models and two items.
+    """
+    n_models, n_items = responses.shape
+    if n_models < 2 or n_items < 2:
+        return f"1PL not fitted: needs at least 2 models and 2 items, got {n_models} x {n_items}"
+    return ""
+
+
+def _spearman(x, y):
+    """Spearman ρ over the rows where both are finite; NaN with fewer than 3."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        return SimpleNamespace(statistic=np.nan, pvalue=np.nan)
+    return spearmanr(x[ok], y[ok])
+
+
+def _naturalness_trend(nat: pd.DataFrame):
+    """Pearson r and OLS line of difficulty on naturalness; NaN with fewer than 3 items."""
+    if len(nat) < 3 or nat["naturalness"].nunique() < 2:
+        blank = SimpleNamespace(statistic=np.nan, pvalue=np.nan, slope=np.nan, intercept=np.nan)
+        return blank, blank
+    return (
+        pearsonr(nat["naturalness"], nat["difficulty"]),
+        linregress(nat["naturalness"], nat["difficulty"]),
+    )
+
+
 def summarise(
     ability: pd.DataFrame,
     difficulty: pd.DataFrame,
@@ -99,6 +131,7 @@ def summarise(
     dimensions: list[str],
     settings: dict,
     min_n: int = 1,
+    not_fitted: str = "",
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Ability table with TAR, per-dimension difficulty summary, fit statistics.
 
@@ -116,8 +149,10 @@ def summarise(
     infinite = ~np.isfinite(ability["ability"].to_numpy(dtype=float))
     for column in ("ability", "se_boot", "ci_low", "ci_high"):
         ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
-    ability["ability_note"] = np.where(
-        infinite, ability_not_finite(ability["passes"], ability["answered"]), ""
+    ability["ability_note"] = (
+        not_fitted
+        if not_fitted
+        else np.where(infinite, ability_not_finite(ability["passes"], ability["answered"]), "")
     )
     ability[SMALL_N] = small_n_flags(ability["answered"], min_n)
     ability = ability.sort_values(
@@ -141,11 +176,10 @@ def summarise(
         )
     by_dimension = pd.DataFrame(rows)
     finite = ability["ability"].dropna()  # no ML ability for perfect/zero scores
-    rho = spearmanr(ability["ability"], ability["tar"], nan_policy="omit")
-    rho_pyirt = spearmanr(ability["ability_pyirt"], ability["tar"])
+    rho = _spearman(ability["ability"], ability["tar"])
+    rho_pyirt = _spearman(ability["ability_pyirt"], ability["tar"])
     nat = difficulty.dropna(subset=["difficulty", "naturalness"])
-    r = pearsonr(nat["naturalness"], nat["difficulty"])
-    trend = linregress(nat["naturalness"], nat["difficulty"])
+    r, trend = _naturalness_trend(nat)
     stats = pd.DataFrame(
         [
             {
@@ -210,17 +244,30 @@ def main(snakemake):
     answered = responses.notna().any(axis=0)
     n_unanswered = int((~answered).sum())
     responses = responses.loc[:, answered]
-    result = fit_1pl(responses, epochs=p.epochs, priors=p.priors, lr=p.lr, seed=p.seed)
-    clusters = items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy()
-    ability = abilities(responses, result, clusters, n_boot=p.n_boot, seed=p.seed, level=p.level)
-    difficulty = result.difficulty.reindex(responses.columns)
-    # Wall time goes to the log and the benchmark file only: CSVs stay byte-identical.
-    log.info(
-        "1PL fit, %d models x %d items, %d epochs: %.1f s",
-        *responses.shape,
-        p.epochs,
-        result.fit_seconds,
-    )
+    not_fitted = irt_not_estimable(responses)
+    if not_fitted:
+        # One model (or one item) has no 1PL: every ability and difficulty is NaN
+        # with the reason in ability_note, and the rest of the study still runs.
+        log.warning("%s", not_fitted)
+        result = None
+        ability = pd.DataFrame({"model": responses.index})
+        ability = ability.assign(**{c: np.nan for c in ABILITY_COLUMNS}, ability_pyirt=np.nan)
+        ability["n_nonfinite"] = 0
+        difficulty = pd.Series(np.nan, index=responses.columns)
+    else:
+        result = fit_1pl(responses, epochs=p.epochs, priors=p.priors, lr=p.lr, seed=p.seed)
+        clusters = items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy()
+        ability = abilities(
+            responses, result, clusters, n_boot=p.n_boot, seed=p.seed, level=p.level
+        )
+        difficulty = result.difficulty.reindex(responses.columns)
+        # Wall time goes to the log and the benchmark file only: CSVs stay byte-identical.
+        log.info(
+            "1PL fit, %d models x %d items, %d epochs: %.1f s",
+            *responses.shape,
+            p.epochs,
+            result.fit_seconds,
+        )
     item_table = items[["item_id", "seed_id", "dimension", "n_injected", "naturalness"]].copy()
     item_table["difficulty"] = difficulty.reindex(item_table["item_id"]).to_numpy()
     item_table["pass_share"] = responses.mean(axis=0).reindex(item_table["item_id"]).to_numpy()
@@ -236,13 +283,13 @@ def main(snakemake):
         "epochs": p.epochs,
         "lr": p.lr,
         "seed": p.seed,
-        "seed_used": result.seed_used,
-        "fit_attempts": result.attempts,
+        "seed_used": np.nan if result is None else result.seed_used,
+        "fit_attempts": 0 if result is None else result.attempts,
         "n_boot": p.n_boot,
         "items_without_valid_response": n_unanswered,
     }
     ability, by_dimension, stats = summarise(
-        ability, item_table, responses, dimensions, settings, min_n=p.min_n
+        ability, item_table, responses, dimensions, settings, min_n=p.min_n, not_fitted=not_fitted
     )
     stats.insert(2, "priors", p.priors)
     write_csv(item_table, snakemake.output.item_params)
