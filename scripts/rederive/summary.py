@@ -9,7 +9,11 @@ from rederive.check import NO_PUBLISHED, fmt_number, summary_markdown
 
 def combine(paths) -> pd.DataFrame:
     frames = [pd.read_csv(p, keep_default_na=True) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    # A study without published numbers has a header-only file: nothing to add.
+    filled = [f for f in frames if len(f)]
+    if filled:
+        return pd.concat(filled, ignore_index=True)
+    return frames[0] if frames else pd.DataFrame()
 
 
 def side_by_side(frame: pd.DataFrame) -> str:
