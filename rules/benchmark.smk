@@ -87,6 +87,7 @@ rule analyse_benchmark_accuracy:
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
@@ -121,6 +122,7 @@ rule compare_benchmark_models:
         fdr_q=BENCHMARK["fdr_q"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -158,6 +160,7 @@ rule fit_benchmark_irt:
         n_boot=BENCHMARK["n_boot"],
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 

@@ -94,6 +94,7 @@ rule tabulate_cot_loadbearing_shares:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
         decoupling_subject=COT["decoupling_subject"],
+        min_n=COT["min_n"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/shares.py"
 
@@ -195,7 +196,6 @@ rule fit_cot_loadbearing_ordinal:
             subcategory="Tables",
         ),
         table_tex="results/cot_loadbearing/tables/table5_deviance.tex",
-        timing="results/cot_loadbearing/ordinal_timing.json",
     log:
         "results/logs/cot_loadbearing/ordinal.log",
     benchmark:
@@ -285,5 +285,6 @@ rule check_cot_loadbearing_published:
     params:
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
+        published_dir=str(raw_dir("cot_loadbearing") / "published"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/check.py"

@@ -102,6 +102,7 @@ rule tabulate_salitrap_main:
         bootstrap=SALITRAP["bootstrap"],
         metrics=SALITRAP["metrics"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/tables.py"
 
@@ -243,6 +244,7 @@ rule compare_salitrap_models:
         q=SALITRAP["comparisons"]["fdr_q"],
         bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/comparisons.py"
 
@@ -456,6 +458,7 @@ rule fit_salitrap_irt:
         seed=SALITRAP["irt"]["seed"],
         n_boot=SALITRAP["irt"]["n_boot"],
         level=SALITRAP["bootstrap"]["level"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 

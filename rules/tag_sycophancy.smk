@@ -66,6 +66,7 @@ rule tabulate_tag_sycophancy_effects:
         seed=TAGSYC["bootstrap"]["seed"],
         q=TAGSYC["fdr_q"],
         floor_threshold=TAGSYC["floor_threshold"],
+        min_n=TAGSYC["min_n"],
         simulated=tag_sycophancy_simulated(),
     script:
         "../scripts/rederive/studies/tag_sycophancy/effects.py"
