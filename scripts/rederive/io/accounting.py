@@ -152,3 +152,24 @@ def write_ingested(
     """Outputs of an ``ingest_<study>_run`` job: the labelled parquet and its accounting JSON."""
     labelled.to_parquet(labelled_path, index=False)
     accounting.write(accounting_path)
+
+
+def require_usable_rows(accounting: pd.DataFrame, *, what: str = "row") -> None:
+    """Stop with one clear message when the accounting shows no usable row at all.
+
+    With every row excluded (every reply unparseable, every judge call failed)
+    no table can be computed; the message gives the exclusion counts that the
+    data-quality table would have shown, instead of a traceback in some later
+    job.
+    """
+    used = accounting.loc[accounting["reason"] == "used", "rows"].sum()
+    if used > 0:
+        return
+    excluded = (
+        accounting[accounting["reason"] != "used"].groupby("reason")["rows"].sum().sort_index()
+    )
+    counts = ", ".join(f"{reason}: {int(n)}" for reason, n in excluded.items()) or "no rows"
+    raise InputError(
+        f"no usable {what} in any run: every one was excluded ({counts}); nothing to analyse",
+        file=", ".join(sorted(set(accounting["file"]))) or None,
+    )

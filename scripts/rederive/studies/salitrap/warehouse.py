@@ -18,7 +18,7 @@ import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
-from rederive.io.accounting import load_accounting, load_runs
+from rederive.io.accounting import load_accounting, load_runs, require_usable_rows
 from rederive.io.source import read_csv_frame
 
 MODEL_COLUMNS = ["model", "family", "vendor", "display_order"]
@@ -84,6 +84,8 @@ def read_models(path: Path | None, models_seen: list[str]) -> pd.DataFrame:
 def build_tables(
     items_path, labelled_paths, accounting_paths, models_path=None
 ) -> dict[str, pd.DataFrame]:
+    accounting = load_accounting(accounting_paths)
+    require_usable_rows(accounting, what="labelled row")
     items = pd.read_parquet(items_path)
     frames = [pd.read_parquet(p) for p in sorted(map(str, labelled_paths))]
     labels = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -91,7 +93,6 @@ def build_tables(
     labels = labels.sort_values(["model", "condition", "item_id"], kind="stable").reset_index(
         drop=True
     )
-    accounting = load_accounting(accounting_paths)
     if notes:
         note_rows = pd.DataFrame(notes)
         note_rows["study"] = "salitrap"
