@@ -200,7 +200,8 @@ def test_discovery_and_ingest_pass_the_reader_settings(tmp_path):
     folder.mkdir(parents=True)
     shutil.copy(FIXTURES / "0.3.285" / "at_least_1.eval", folder / "beta.eval")
     shutil.copy(FIXTURES / "0.3.285" / "mean.json", folder / "alpha.json")
-    (folder / "logs.json").write_text("{}")  # Inspect's log-folder manifest, not a log
+    for manifest in ("logs.json", "eval-set.json"):  # written by Inspect, not logs
+        (folder / manifest).write_text("{}")
     sources = discover(tmp_path / "raw")
     assert {run: s.path.name for run, s in sources.items()} == {
         "inspect-alpha": "alpha.json",
