@@ -63,6 +63,8 @@ from rederive.io.tabular import count_score, frame_from_records, graded_row, par
 from rederive.io.zipread import ZipLimits, ZipReader
 
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+# inspect_ai's value_to_float also reads yes/no; the shared parse_correct does not.
+LETTER_VALUES |= {"YES": 1.0, "NO": 0.0}
 SAMPLE_RE = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 ZIP_MAGIC = b"PK\x03\x04"
 
