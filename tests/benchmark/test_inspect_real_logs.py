@@ -200,7 +200,8 @@ def test_discovery_and_ingest_pass_the_reader_settings(tmp_path):
     folder.mkdir(parents=True)
     shutil.copy(FIXTURES / "0.3.285" / "at_least_1.eval", folder / "beta.eval")
     shutil.copy(FIXTURES / "0.3.285" / "mean.json", folder / "alpha.json")
-    (folder / "logs.json").write_text("{}")  # Inspect's log-folder manifest, not a log
+    for manifest in ("logs.json", "eval-set.json"):  # written by Inspect, not logs
+        (folder / manifest).write_text("{}")
     sources = discover(tmp_path / "raw")
     assert {run: s.path.name for run, s in sources.items()} == {
         "inspect-alpha": "alpha.json",
@@ -227,3 +228,13 @@ def test_invalidated_samples_are_counted_exclusions(tmp_path):
     frame = read_eval_log(path, scorer="match", accounting=acc)
     assert dict(acc.excluded) == {"sample invalidated": 1} and len(frame) == 5
     acc.check_balance()
+
+
+def test_json_that_is_not_a_log(tmp_path):
+    (tmp_path / "notes.json").write_text('{"todo": 1}')
+    with pytest.raises(InputError, match="not an Inspect log"):
+        read_eval_log(tmp_path / "notes.json")
+    (tmp_path / "cut.json").write_text('{"eval": {\n  "model": ')
+    with pytest.raises(InputError) as info:
+        read_eval_log(tmp_path / "cut.json")
+    assert info.value.line == 2 and "malformed JSON" in info.value.message

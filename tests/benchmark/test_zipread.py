@@ -143,3 +143,15 @@ def test_schema_defaults_match_the_module():
     limits = schema["properties"]["zip_limits"]["properties"]
     assert limits["max_member_mib"]["default"] == zipread.DEFAULT_MAX_MEMBER_MIB
     assert limits["max_total_mib"]["default"] == zipread.DEFAULT_MAX_TOTAL_MIB
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2])
+def test_stdlib_methods_read_like_zipfile(tmp_path, method):
+    members = {"empty": b"", "small": b"abc", "big": bytes(range(256)) * 3000 + bytes(300_000)}
+    path = tmp_path / "s.zip"
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with ZipReader(path) as archive:
+        assert {name: bytes(archive.read(name)) for name in members} == members
+        assert archive.total == sum(map(len, members.values()))

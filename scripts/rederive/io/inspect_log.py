@@ -228,12 +228,10 @@ def check_header(header: dict, *, name: str) -> tuple[str, str]:
         reason = f": {error['message']}" if error.get("message") else ""
         dataset = header["eval"].get("dataset") or {}
         config = header["eval"].get("config") or {}
+        epochs = config.get("epochs") if isinstance(config.get("epochs"), int) else 1
         planned = "a partial run"
         if isinstance(dataset.get("samples"), int):
-            planned = (
-                f"a partial run of {dataset['samples']} samples x "
-                f"{int(config.get('epochs') or 1)} epochs"
-            )
+            planned = f"a partial run of {dataset['samples']} samples x {epochs} epochs"
         raise InputError(
             f"the eval did not complete (status {status!r}{reason}); {planned} would "
             "silently shrink the items compared. Finish it (e.g. `inspect eval-retry` on "
@@ -245,9 +243,17 @@ def check_header(header: dict, *, name: str) -> tuple[str, str]:
 
 
 def _header_scorers(header: dict) -> list[str]:
+    """Names of the log's scores, as the samples' ``scores`` keys use them."""
     scores = (header.get("results") or {}).get("scores") or []
     names = [s.get("name") for s in scores if isinstance(s, dict) and s.get("name")]
     return list(dict.fromkeys(names))
+
+
+def _header_scorer_aliases(header: dict) -> set[str]:
+    """Scorer names behind the scores (a scorer with several named scores lists each
+    under its own ``name``); accepted as ``benchmark.inspect.scorer`` too."""
+    scores = (header.get("results") or {}).get("scores") or []
+    return {s.get("scorer") for s in scores if isinstance(s, dict) and s.get("scorer")}
 
 
 def choose_scorer(header: dict, scorer: str | None, *, name: str) -> str | None:
@@ -266,7 +272,7 @@ def choose_scorer(header: dict, scorer: str | None, *, name: str) -> str | None:
                 field="results.scores",
             )
         return present[0]
-    if scorer not in present:
+    if scorer not in present and scorer not in _header_scorer_aliases(header):
         raise InputError(
             f"scorer {scorer!r} (benchmark.inspect.scorer) is not in this log; its scorers: "
             f"{sorted(present)}",
@@ -283,6 +289,8 @@ def choose_reducer(header: dict, reducer: str | None, *, name: str) -> str | Non
     if not isinstance(epochs, int) or epochs <= 1:
         return None
     reducers = config.get("epochs_reducer") or ["mean"]
+    if isinstance(reducers, str):
+        reducers = [reducers]
     if reducer is None:
         if len(reducers) > 1:
             raise InputError(
