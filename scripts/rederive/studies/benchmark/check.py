@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import Check, write_published_check
+from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -108,10 +108,16 @@ def checks(
     return out
 
 
-def comparison_statement(accuracy: pd.DataFrame, own: pd.DataFrame, files: list[Path]) -> str:
+def comparison_statement(
+    accuracy: pd.DataFrame, own: pd.DataFrame, files: list[Path], folder: Path | None = None
+) -> str:
     """What the published check compares, in words for the report."""
     if not files:
-        return "No published scores: only identities and harness-reported scores are checked."
+        where = f" in {relpath(folder)}" if folder is not None else ""
+        return (
+            f"No published scores{where} ({NO_PUBLISHED}): only identities and "
+            "harness-reported scores are checked."
+        )
     text = (
         f"Published scores from {', '.join(relpath(p) for p in files)} (fraction correct per "
         "model, as harnesses publish it) against each model's recomputed fraction correct over "
@@ -171,7 +177,7 @@ def main(snakemake):
         snakemake.output.csv,
         snakemake.output.md,
         title="Benchmark: published-score check",
-        preamble=comparison_statement(accuracy, own, files),
+        preamble=comparison_statement(accuracy, own, files, folder),
         data_note=snakemake.params.data_note,
     )
 
