@@ -14,8 +14,11 @@ rule ingest_bias_awareness_items:
         item_table="results/bias_awareness/items.parquet",
     log:
         "results/logs/bias_awareness/ingest_items.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/ingest_items.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
@@ -29,8 +32,11 @@ rule ingest_bias_awareness_run:
         accounting="results/bias_awareness/accounting/{run}.json",
     log:
         "results/logs/bias_awareness/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
@@ -46,8 +52,11 @@ rule build_bias_awareness_warehouse:
         db="results/bias_awareness/bias_awareness.duckdb",
     log:
         "results/logs/bias_awareness/warehouse.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/warehouse.py"
 
@@ -129,8 +138,11 @@ rule tabulate_bias_awareness_agreement:
         tex="results/bias_awareness/tables/agreement.tex",
     log:
         "results/logs/bias_awareness/tabulate_agreement.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/tabulate_agreement.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -155,8 +167,11 @@ rule tabulate_bias_awareness_quality:
         ),
     log:
         "results/logs/bias_awareness/tabulate_quality.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/tabulate_quality.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/quality.py"
 
@@ -182,8 +197,11 @@ rule plot_bias_awareness_figures:
         outcomes_pdf="results/bias_awareness/figures/outcome_shares.pdf",
     log:
         "results/logs/bias_awareness/plot_figures.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/plot_figures.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -205,8 +223,11 @@ rule check_bias_awareness_published:
         md="results/bias_awareness/check/published_check.md",
     log:
         "results/logs/bias_awareness/check_published.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/check_published.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],

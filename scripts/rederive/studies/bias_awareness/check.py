@@ -24,6 +24,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
 from rederive.studies.bias_awareness.output import SIMULATED_TEXT
@@ -205,7 +206,7 @@ def main(snakemake):
             snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
         )
         return
-    published = pd.read_csv(Path(p.published_dir) / PUBLISHED_FILE)
+    published = read_csv_frame(Path(p.published_dir) / PUBLISHED_FILE)
     rates = pd.read_csv(snakemake.input.rates)
     comparisons = pd.read_csv(snakemake.input.comparisons)
     checks = (

@@ -18,6 +18,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
 STUDY = "cot_loadbearing"
@@ -34,7 +35,7 @@ def _identity(table, item, quantity, published, ours, tolerance, note) -> Check:
 
 
 def load_published(paths) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
+    frames = [read_csv_frame(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
     return pd.concat(frames, ignore_index=True)
 
 

@@ -18,6 +18,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
 from rederive.studies.salitrap.common import is_simulated
@@ -46,13 +47,13 @@ def cell_checks(
         checks += compare_cells(
             STUDY,
             table,
-            pd.read_csv(published_dir / published),
+            read_csv_frame(published_dir / published),
             long_to_wide(tables[key], metrics),
             keys=["model", "dimension"],
             quantities=metrics,
             tolerance=tolerance,
         )
-    pub3 = pd.read_csv(published_dir / "salitrap_table3_dataset.csv")
+    pub3 = read_csv_frame(published_dir / "salitrap_table3_dataset.csv")
     # Item counts are exact; the means are printed at one decimal.
     for quantities, slack in (
         (["items"], 0),
@@ -72,9 +73,9 @@ def cell_checks(
 
 def published_identities(published_dir: Path) -> list[Check]:
     """Relations the published Tables 1–3 must satisfy among themselves."""
-    pub1 = pd.read_csv(published_dir / "salitrap_table1_tar_hfr.csv")
-    pub2 = pd.read_csv(published_dir / "salitrap_table2_scr_si.csv")
-    pub3 = pd.read_csv(published_dir / "salitrap_table3_dataset.csv").set_index("dimension")
+    pub1 = read_csv_frame(published_dir / "salitrap_table1_tar_hfr.csv")
+    pub2 = read_csv_frame(published_dir / "salitrap_table2_scr_si.csv")
+    pub3 = read_csv_frame(published_dir / "salitrap_table3_dataset.csv").set_index("dimension")
     dims = [d for d in pub3.index if d != "overall"]
     n = pub3["items"]
     checks = [

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.io.source import read_csv_frame
+
 #: Key → file name of every published-number file the check reads.
 PUBLISHED_FILES = {
     "model_effects": "model_effects.csv",
@@ -24,4 +26,4 @@ PUBLISHED_FILES = {
 def load_published(published_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Read every published-number file of the study (``raw/.../published``)."""
     root = Path(published_dir)
-    return {key: pd.read_csv(root / name) for key, name in PUBLISHED_FILES.items()}
+    return {key: read_csv_frame(root / name) for key, name in PUBLISHED_FILES.items()}
