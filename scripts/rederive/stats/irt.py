@@ -64,6 +64,8 @@ _PRIORS = ("hierarchical", "vague")
 # a bootstrap of a 22 x 2,854 matrix stays within ~100 MB whatever n_boot is.
 _BLOCK_CELLS = 2_000_000
 _INF_STAND_IN = 1e300
+# Normal quantile of a 95% posterior interval.
+_Z95 = 1.959963984540054
 # A variational scale below this is a numerical floor, not information.
 _MIN_SCALE = 1e-3
 
@@ -180,6 +182,35 @@ class IrtFit:
             "mml_random_axis": self.mml.random,
             **{f"version_{k}": v for k, v in self.versions.items()},
         }
+
+    def item_table(self, extreme_labels=("all correct", "all wrong")) -> pd.DataFrame:
+        """Per item: the estimate, its uncertainty, and the other estimates.
+
+        Columns: ``difficulty`` (posterior mean), ``difficulty_sd`` (posterior SD),
+        ``difficulty_low`` / ``difficulty_high`` (normal 95% posterior interval),
+        ``difficulty_spread`` (constrained-Bayes, spread-matched estimate for
+        distribution plots, :func:`rederive.stats.irt_mml.constrained_bayes`),
+        ``difficulty_mml`` (the marginal-ML start) and ``extreme`` (one of
+        ``extreme_labels`` for items every model passes / fails, else "").
+        """
+        from rederive.stats.irt_mml import constrained_bayes
+
+        mean, sd = self.difficulty, self.difficulty_sd
+        extreme = pd.Series("", index=mean.index)
+        extreme[list(self.items_all_correct)] = extreme_labels[0]
+        extreme[list(self.items_all_wrong)] = extreme_labels[1]
+        return pd.DataFrame(
+            {
+                "difficulty": mean,
+                "difficulty_sd": sd,
+                "difficulty_low": mean - _Z95 * sd,
+                "difficulty_high": mean + _Z95 * sd,
+                "difficulty_spread": constrained_bayes(mean.to_numpy(), sd.to_numpy()),
+                "difficulty_mml": self.mml.difficulty.reindex(mean.index),
+                "extreme": extreme,
+            },
+            index=mean.index,
+        )
 
     def to_frame(self) -> pd.DataFrame:
         """Long table (``kind``, ``label``, ``mean``, ``sd``, ``mml``): a warm start.
