@@ -813,9 +813,7 @@ def bootstrap_ability(
     prior : (float, float), optional
         ``(mean, sd)`` of a normal prior on ability, making the estimate a MAP and
         keeping perfect / zero scores finite. An empirical-Bayes choice is the spread
-        of the fitted abilities, ``(fit.ability.mean(), fit.ability.std())``;
-        py-irt's own hierarchical scale is not usable for this (it comes out at
-        14-20 logits, see the module notes). With ~1,000 items such a prior moves
+        of the fitted abilities, ``(fit.ability.mean(), fit.ability.std())``. With ~1,000 items such a prior moves
         the estimates by far less than their standard error. Default: pure ML (a
         replicate with a perfect or zero score yields +/-inf and is counted in
         ``n_nonfinite``).
@@ -829,9 +827,9 @@ def bootstrap_ability(
 
     Notes
     -----
-    Why not refit py-irt per replicate: one fit (2,000 epochs, one thread) takes
-    22-27 s for a 12 x 1,145 matrix and 26-28 s for 22 x 2,854 on a 2-core machine,
-    so 1,000 refits would take 6-8 hours per matrix. This bootstrap does 2,000
+    Why not refit py-irt per replicate: one fit takes 3-5 s of CPU for a
+    12 x 1,145 matrix (the pre-issue-12 fit took 22-27 s), so 1,000 refits would
+    take over an hour per matrix. This bootstrap does 2,000
     replicates in about 1 s and 3.5 s respectively.
 
     The price is that the intervals are **conditional on the difficulties**: they
@@ -841,17 +839,15 @@ def bootstrap_ability(
     responses as there are models), the joint-estimation bias and the SVI noise of
     the py-irt fit, so they are somewhat too narrow when there are few models. They
     sit on the location of ``difficulty``, so they also leave out the arbitrary
-    overall shift of a py-irt solution: use them to compare models within one fit.
-    Checked on a simulated 12 x 1,145 Rasch matrix: the SD of the centred abilities
+    overall shift of a solution (fits are centred at the mean item difficulty).
+    Checked, before issue 12, on a simulated 12 x 1,145 Rasch matrix: the SD of the centred abilities
     over 12 full py-irt refits on item resamples was on average 1.12x this
     bootstrap's SE (per-model ratios 0.6-1.5, as expected from 12 refits), and
     sqrt(SE^2 + SVI noise^2) predicts 1.11x, so the omitted difficulty uncertainty
     was small there.
 
-    The ``ability`` column is the conditional ML (or MAP) estimate on all items. On
-    the same difficulties the py-irt posterior means are 2-5 % more spread out and
-    scattered around it by the SVI noise (residual SD 0.03-0.05 logits in the
-    simulations above).
+    The ``ability`` column is the conditional ML (or MAP) estimate on all items;
+    the interval belongs to it, not to py-irt's posterior mean.
 
     References
     ----------
