@@ -59,6 +59,7 @@ def load_old(rev: str):
     path.write_text(source)
     spec = importlib.util.spec_from_file_location("irt_old", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules["irt_old"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module, path
 
@@ -167,7 +168,8 @@ RULE = textwrap.dedent(
     sys.path.insert(0, {scripts!r})
     import importlib.util
     spec = importlib.util.spec_from_file_location("irt_x", {module!r})
-    irt = importlib.util.module_from_spec(spec); spec.loader.exec_module(irt)
+    irt = importlib.util.module_from_spec(spec); sys.modules["irt_x"] = irt
+    spec.loader.exec_module(irt)
     from rederive.studies.salitrap.common import CONTROL, load
     from rederive.studies.salitrap.metrics import label_matrix
     from rederive.studies.salitrap.irt_fit import binary_responses
