@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python bench/irt_issue12.py                  # old vs new, ~5 min idle
     .venv/bin/python bench/irt_issue12.py --old REV        # compare with another commit
     .venv/bin/python bench/irt_issue12.py --convergence    # + old fit at 1,000-3,000 epochs
+    .venv/bin/python bench/irt_issue12.py --large          # + 29 x 10,000 items
 
 "old" is ``scripts/rederive/stats/irt.py`` at ``--old`` (default: the main commit
 before issue 12), loaded from git into a scratch module with its configured
@@ -236,10 +237,25 @@ def warm_rows() -> list[tuple[str, str, str]]:
     ]
 
 
+def large_row(old) -> tuple[str, str, str]:
+    """MMLU-Pro shape (29 models x 10,000 items), simulated; benchmark settings."""
+    y, _, _ = simulate(29, 10_000, 5)
+    out = []
+    for module, settings in ((old, {"epochs": 1500, "lr": 0.1}), (new, {**NEW, "epochs": 1500})):
+        start = time.perf_counter()
+        fit = module.fit_1pl(y, seed=20250107, **settings)
+        out.append(
+            f"{time.perf_counter() - start:.1f} s, {getattr(fit, 'epochs_used', 1500)} epochs, "
+            f"attempts {fit.attempts}"
+        )
+    return ("29 x 10,000 simulated (MMLU-Pro shape), fit wall s", *out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", default=OLD_DEFAULT)
     parser.add_argument("--convergence", action="store_true")
+    parser.add_argument("--large", action="store_true", help="+ 29 x 10,000 fit, old vs new")
     args = parser.parse_args()
     old, old_path = load_old(args.old)
     load_before = os.getloadavg()
@@ -250,6 +266,8 @@ def main() -> None:
         rows.append(convergence_row(old))
     rows += salitrap_rows(old_path)
     rows += warm_rows()
+    if args.large:
+        rows.append(large_row(old))
     width = max(len(r[0]) for r in rows)
     w_old = max(len(r[1]) for r in rows)
     print(f"{'measurement':<{width}} | {'old (' + args.old + ')':<{w_old}} | new")
