@@ -21,6 +21,7 @@ import argparse
 import importlib.util
 import itertools
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -130,7 +131,7 @@ def recovery_rows(old, old_seeds, new_seeds) -> list[tuple[str, str, str]]:
                 seed_pair = np.corrcoef(d, other.difficulty)[0, 1]
 
     def fmt(xs):
-        return " / ".join(f"{x:.3f}" for x in xs)
+        return " / ".join(str(x) if isinstance(x, int) else f"{x:.3f}" for x in xs)
 
     return [
         (
@@ -200,15 +201,18 @@ def salitrap_rows(old_path: Path) -> list[tuple[str, str, str]]:
             db=str(SALITRAP_DB),
             settings=settings,
         )
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode:
             raise SystemExit(proc.stderr[-2000:])
-        out[name] = proc.stdout.split()
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        out[name] = [*proc.stdout.split(), cpu]
     return [
         (
-            "SaliTrap fit (process: import + load + fit + 400-rep bootstrap), wall s",
-            f"{float(out['old'][0]):.1f}",
-            f"{float(out['new'][0]):.1f}",
+            "SaliTrap fit (process: import + load + fit + 400-rep bootstrap), wall / CPU s",
+            f"{float(out['old'][0]):.1f} / {out['old'][3]:.1f}",
+            f"{float(out['new'][0]):.1f} / {out['new'][3]:.1f}",
         ),
         (
             "SaliTrap bundled data: items at |difficulty| > 4 (Fig 4a mode) / all-pass+all-fail",
