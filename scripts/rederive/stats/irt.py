@@ -360,10 +360,15 @@ def fit_1pl(
     stops when it is below ``tol`` (after ``min_epochs``) and reports the steps
     used, the final change and whether it converged before ``epochs``.
 
-    Measured on 12 x 1,145 simulated Rasch data (one thread): the fit stops after
-    about 250-300 steps (2.5-4 s on an idle core); difficulties of two seeds
-    correlate at r >= 0.997, and the posterior means lie within ~0.15 logit of
-    the marginal-ML EAPs. The model and guide are py-irt's ``OneParamLog``; the
+    Measured on 12 x 1,145 simulated Rasch data (one thread): the rule is met
+    after 275 steps (change 0.006) on each of five draws, and after 300 on the
+    bundled SaliTrap matrix - with a decaying rate the stop is set by the step-size
+    schedule as much as by the data. That the fit has reached the optimum rather
+    than frozen near its start is shown by what the tests check: difficulties of
+    two seeds correlate at r >= 0.998, a warm-started fit lands as close to a cold
+    one as two seeds do, and on LSAT-6 the centred difficulties are within 0.03
+    logit of ltm's marginal-ML fit (the posterior means move up to ~0.2 logit away
+    from the marginal-ML start on the SaliTrap shape). The model and guide are py-irt's ``OneParamLog``; the
     training loop is written here (py-irt's ``IrtModelTrainer`` has neither an
     initialisation hook nor a stopping rule). torch runs with one thread (py-irt's
     small tensor operations are 5-6x slower with two on small machines, and a fixed
