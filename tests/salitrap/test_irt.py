@@ -134,7 +134,9 @@ def test_item_table_counts_extremes_and_puts_the_interval_beside_its_estimate(ra
     assert (table["difficulty_low"] < table["difficulty"]).all()
     assert (table["difficulty"] < table["difficulty_high"]).all()
     # Spread-matched: same order, wider than the shrunk posterior means.
-    assert spearmanr(table["difficulty"], table["difficulty_spread"]).statistic == pytest.approx(1.0)
+    assert spearmanr(table["difficulty"], table["difficulty_spread"]).statistic == pytest.approx(
+        1.0
+    )
     assert table["difficulty_spread"].std() > table["difficulty"].std()
     items = pd.DataFrame(
         {
