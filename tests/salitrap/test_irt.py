@@ -151,3 +151,31 @@ def test_item_table_counts_extremes_and_puts_the_interval_beside_its_estimate(ra
     assert overall["items_all_pass"] == result.n_items_all_correct
     assert overall["items_all_fail"] == result.n_items_all_wrong
     assert overall["sd"] == pytest.approx(table["difficulty_spread"].std(ddof=1))
+
+
+def test_warm_start_cache_is_written_then_used(rasch, tmp_path):
+    """irt.warm_start: the first fit writes the cache, the next one starts from it."""
+    from types import SimpleNamespace
+
+    from rederive.studies.salitrap.irt_fit import _fit
+
+    responses, *_ = rasch
+    cache = tmp_path / "cache" / "irt_warm_start.csv"
+    p = SimpleNamespace(
+        epochs=300,
+        priors="hierarchical",
+        lr=0.02,
+        lr_decay=0.99,
+        tol=0.01,
+        seed=3,
+        warm_start=True,
+        warm_start_file=str(cache),
+    )
+    first = _fit(responses, p)
+    assert first.warm_started == 0 and cache.exists()
+    second = _fit(responses, p)
+    assert second.warm_started == sum(responses.shape)
+    assert np.abs(second.ability - first.ability).max() < 0.1
+    # Off (the default): no cache is read or written.
+    off = _fit(responses, SimpleNamespace(**{**vars(p), "warm_start": False}))
+    assert off.warm_started == 0
