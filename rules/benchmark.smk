@@ -163,6 +163,8 @@ rule fit_benchmark_irt:
     params:
         epochs=BENCHMARK["irt"]["epochs"],
         lr=BENCHMARK["irt"]["lr"],
+        lr_decay=BENCHMARK["irt"]["lr_decay"],
+        tol=BENCHMARK["irt"]["tol"],
         priors=BENCHMARK["irt"]["priors"],
         seed=BENCHMARK["irt"]["seed"],
         n_boot=BENCHMARK["n_boot"],

@@ -497,9 +497,13 @@ rule fit_salitrap_irt:
         metrics=SALITRAP["metrics"],
         epochs=SALITRAP["irt"]["epochs"],
         lr=SALITRAP["irt"]["lr"],
+        lr_decay=SALITRAP["irt"]["lr_decay"],
+        tol=SALITRAP["irt"]["tol"],
         priors=SALITRAP["irt"]["priors"],
         seed=SALITRAP["irt"]["seed"],
         n_boot=SALITRAP["irt"]["n_boot"],
+        warm_start=SALITRAP["irt"]["warm_start"],
+        warm_start_file="results/salitrap/cache/irt_warm_start.csv",
         level=SALITRAP["bootstrap"]["level"],
         min_n=SALITRAP["min_n"],
     script:
