@@ -263,6 +263,7 @@ rule plot_benchmark_figures:
 
 rule check_benchmark_published:
     input:
+        power="results/benchmark/tables/power.csv",
         accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
         db="results/benchmark/benchmark.duckdb",
     output:
@@ -278,6 +279,7 @@ rule check_benchmark_published:
     conda:
         CONDA_ENV
     params:
+        power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),
         tolerance=BENCHMARK["check"]["tolerance"],
         data_note=benchmark_data_note(),

@@ -190,6 +190,7 @@ rule plot_bias_awareness_figures:
 
 rule check_bias_awareness_published:
     input:
+        power="results/bias_awareness/tables/power.csv",
         rates="results/bias_awareness/tables/rates.csv",
         comparisons="results/bias_awareness/tables/comparisons.csv",
         published=raw_dir("bias_awareness")
@@ -208,6 +209,7 @@ rule check_bias_awareness_published:
     conda:
         CONDA_ENV
     params:
+        power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],
     script:

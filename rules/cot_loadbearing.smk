@@ -257,6 +257,7 @@ rule plot_cot_loadbearing_figures:
 
 rule check_cot_loadbearing_published:
     input:
+        power="results/cot_loadbearing/tables/power.csv",
         table1="results/cot_loadbearing/tables/table1_main.csv",
         table2="results/cot_loadbearing/tables/table2_decoupling.csv",
         table5="results/cot_loadbearing/tables/table5_deviance.csv",
@@ -280,6 +281,7 @@ rule check_cot_loadbearing_published:
     conda:
         CONDA_ENV
     params:
+        power=COT["power"],
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
     script:

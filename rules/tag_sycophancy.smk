@@ -143,6 +143,7 @@ rule plot_tag_sycophancy_figures:
 
 rule check_tag_sycophancy_published:
     input:
+        power="results/tag_sycophancy/tables/power.csv",
         table=f"{TAGSYC_TABLES}/tag_effects.csv",
         composition=f"{TAGSYC_TABLES}/composition.csv",
         lineages=f"{TAGSYC_TABLES}/lineage_endpoints.csv",
@@ -155,6 +156,7 @@ rule check_tag_sycophancy_published:
     conda:
         CONDA_ENV
     params:
+        power=TAGSYC["power"],
         published_dir=str(raw_dir("tag_sycophancy") / "published"),
         effect_tolerance=TAGSYC["check"]["effect_tolerance"],
         ci_tolerance=TAGSYC["check"]["ci_tolerance"],

@@ -202,3 +202,45 @@ def test_bh_average_power_matches_resampling_on_chembench(chembench):
         # Pairs share models (correlated tests); the approximation is stated, and
         # it holds to 0.03 in average power here.
         assert sim.mean() == pytest.approx(analytic, abs=0.03)
+
+
+def test_comparison_power_marks_only_wide_ties_underpowered():
+    from rederive.report.power import curve_frame, headline_check, power_frame
+
+    ids = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "z", "z"]})
+    table = power_frame(
+        ids,
+        unit="item",
+        n_units=[400, 400, 400],
+        diff_pp=[8.0, 1.0, 0.5],
+        ci_low_pp=[4.0, -2.0, -0.5],
+        ci_high_pp=[12.0, 4.0, 1.5],
+        ci_source="test",
+        significant=[True, False, False],
+        sd_pp=[40.0, 40.0, 5.0],
+        sd_source="test",
+        alpha=0.05,
+        power=0.8,
+        fdr_q=0.05,
+        relevant_pp=2.0,
+    )
+    alpha_bh = table["alpha_bh"].iloc[0]
+    assert 0.05 / 3 <= alpha_bh <= 0.05
+    assert table["mde_bh_pp"].iloc[1] == pytest.approx(mde(40.0, 400, alpha_bh))
+    # sd 40 pp on 400 items: MDE ≈ 5.6 pp > 2 → underpowered; sd 5 pp: ≈ 0.7 pp → a real tie.
+    assert list(table["verdict"]) == ["significant", "tie, underpowered", "tie, adequately powered"]
+    assert table["n_needed"].iloc[1] == n_needed(1.0, 40.0)
+    curve = curve_frame(table)
+    assert curve["study_n"].eq(400).all()
+    assert curve["mde_bh_low_pp"].le(curve["mde_bh_pp"]).all()
+    assert curve["mde_bh_pp"].is_monotonic_decreasing
+
+    check = headline_check(
+        "s", "x vs y", -8.0, sd_pp=40.0, n_units=400, unit="item", alpha=0.05, power=0.8
+    )
+    assert check.published == 8.0 and check.ours == pytest.approx(mde(40.0, 400))
+    assert check.status == "pass"
+    small = headline_check(
+        "s", "x vs y", 1.0, sd_pp=40.0, n_units=400, unit="item", alpha=0.05, power=0.8
+    )
+    assert small.status == "FAIL" and f"needs {int(n_needed(1.0, 40.0)):,} items" in small.note
