@@ -27,6 +27,7 @@ rule estimate_salitrap_power:
         runtime=10,
     params:
         power=SALITRAP["power"],
+        fdr_q=SALITRAP["comparisons"]["fdr_q"],
         metrics=SALITRAP["metrics"],
     script:
         "../scripts/rederive/studies/salitrap/power.py"
@@ -146,6 +147,7 @@ rule estimate_bias_awareness_power:
         runtime=10,
     params:
         power=BIAS_AWARENESS["power"],
+        fdr_q=BIAS_AWARENESS["fdr_q"],
     script:
         "../scripts/rederive/studies/bias_awareness/power.py"
 
@@ -264,6 +266,7 @@ rule estimate_benchmark_power:
         runtime=10,
     params:
         power=BENCHMARK["power"],
+        fdr_q=BENCHMARK["fdr_q"],
         cluster_by=BENCHMARK["cluster_by"],
     script:
         "../scripts/rederive/studies/benchmark/power.py"

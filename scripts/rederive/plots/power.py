@@ -7,6 +7,7 @@ Drawn only from ``tables/power.csv`` (the observed differences) and
 import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib.ticker
+import numpy as np
 import pandas as pd
 
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
@@ -19,6 +20,12 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
     coloured by the verdict."""
     apply_theme()
     fig, ax = plt.subplots(figsize=(8.6, 4.2))
+    if curve.empty or curve["mde_bh_pp"].isna().all():
+        # Too few units for any per-unit sd: say so rather than draw nothing.
+        ax.text(0.5, 0.5, "no comparison with a per-unit sd to assess", ha="center")
+        ax.set_axis_off()
+        ax.set_title(title)
+        return fig
     ax.fill_between(
         curve["n"],
         curve["mde_bh_low_pp"],
@@ -74,7 +81,7 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
     # Symmetric-log y: the ties sit within a few points of 0 while significant
     # differences reach tens of points; linear below 1 pp keeps zero on the axis.
     ax.set_yscale("symlog", linthresh=1.0, linscale=0.6)
-    top = max(curve["mde_bh_high_pp"].max(), power["diff_pp"].abs().max(), relevant) * 1.4
+    top = np.nanmax([curve["mde_bh_high_pp"].max(), power["diff_pp"].abs().max(), relevant]) * 1.4
     ax.set_ylim(0, top)
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=True)

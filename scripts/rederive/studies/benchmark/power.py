@@ -32,7 +32,7 @@ def pair_sds(matrix: pd.DataFrame, clusters, pairs: pd.DataFrame) -> tuple[np.nd
     return np.array(sds), np.array(units)
 
 
-def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, relevant_pp):
+def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, relevant_pp):
     clusters = clusters_for(items, cluster_by)
     sds, units = pair_sds(matrix, clusters, pairs)
     return power_frame(
@@ -48,7 +48,7 @@ def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, relevant
         sd_source="per-item paired scores (warehouse)",
         alpha=alpha,
         power=power,
-        fdr_q=float(pairs["fdr_q"].iloc[0]),
+        fdr_q=fdr_q,
         relevant_pp=relevant_pp,
     )
 
@@ -88,6 +88,7 @@ def main(snakemake):
         cluster_by=p.cluster_by,
         alpha=p.power["alpha"],
         power=p.power["target"],
+        fdr_q=p.fdr_q,
         relevant_pp=p.power["relevant_pp"],
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)

@@ -23,7 +23,9 @@ from rederive.studies.bias_awareness.metrics import design_matrices
 from rederive.studies.bias_awareness.warehouse import biased_trials
 
 
-def power_table(trials: pd.DataFrame, comparisons: pd.DataFrame, *, alpha, power, relevant_pp):
+def power_table(
+    trials: pd.DataFrame, comparisons: pd.DataFrame, *, alpha, power, fdr_q, relevant_pp
+):
     keys, num, den = design_matrices(trials)
     column = {key: j for j, key in enumerate(keys)}
     questions = trials["question_id"].to_numpy()
@@ -46,7 +48,7 @@ def power_table(trials: pd.DataFrame, comparisons: pd.DataFrame, *, alpha, power
         sd_source="per-trial indicators clustered by question (warehouse; delta method)",
         alpha=alpha,
         power=power,
-        fdr_q=float(comparisons["fdr_q"].iloc[0]),
+        fdr_q=fdr_q,
         relevant_pp=relevant_pp,
     )
 
@@ -108,6 +110,7 @@ def main(snakemake):
         comparisons,
         alpha=p.power["alpha"],
         power=p.power["target"],
+        fdr_q=p.fdr_q,
         relevant_pp=p.power["relevant_pp"],
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)

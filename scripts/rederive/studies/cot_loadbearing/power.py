@@ -34,6 +34,8 @@ def contrasts(rows: pd.DataFrame, table2: pd.DataFrame, *, level: float) -> pd.D
     """Numeric − text C share per (model, condition): difference, sd, CI, p."""
     wide = table2.pivot(index=["model", "condition"], columns="perturbation", values="C_pct")
     out = []
+    if not {A, B} <= set(wide.columns):
+        rows = rows.iloc[0:0]  # one family only: no contrast to assess
     for (model, condition), group in rows.groupby(["model", "condition"], sort=True):
         if (model, condition) not in wide.index or wide.loc[(model, condition)].isna().any():
             continue
@@ -60,7 +62,8 @@ def contrasts(rows: pd.DataFrame, table2: pd.DataFrame, *, level: float) -> pd.D
                 "sd_pp": sd,
             }
         )
-    return pd.DataFrame(out)
+    columns = ["model", "condition", "contrast", "n_units", "diff_pp", "ci_low_pp", "ci_high_pp"]
+    return pd.DataFrame(out, columns=[*columns, "p_value", "sd_pp"])
 
 
 def power_table(rows, table2, *, alpha, power, fdr_q, relevant_pp, level=0.95):

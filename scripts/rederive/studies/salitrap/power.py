@@ -23,7 +23,7 @@ from rederive.studies.salitrap.common import CONTROL, load
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
 
 
-def power_table(items, labels, pairs, *, metrics_config, alpha, power, relevant_pp):
+def power_table(items, labels, pairs, *, metrics_config, alpha, power, fdr_q, relevant_pp):
     matrix = label_matrix(labels, items, CONTROL)
     hit, den = count_rows(matrix.to_numpy(), metrics_from_config(metrics_config)["TAR"])
     column = {m: j for j, m in enumerate(matrix.columns)}
@@ -47,7 +47,7 @@ def power_table(items, labels, pairs, *, metrics_config, alpha, power, relevant_
         sd_source="per-item labels clustered by seed (warehouse; delta method)",
         alpha=alpha,
         power=power,
-        fdr_q=float(pairs["fdr_q"].iloc[0]),
+        fdr_q=fdr_q,
         relevant_pp=relevant_pp,
     )
 
@@ -99,6 +99,7 @@ def main(snakemake):
         metrics_config=p.metrics,
         alpha=p.power["alpha"],
         power=p.power["target"],
+        fdr_q=p.fdr_q,
         relevant_pp=p.power["relevant_pp"],
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
