@@ -17,12 +17,19 @@ rule ingest_benchmark_run:
         reported="results/benchmark/reported/{run}.csv",
     log:
         "results/logs/benchmark/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/benchmark/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         format=lambda w: benchmark_sources()[w.run].format,
         path=lambda w: str(benchmark_sources()[w.run].path),
-        readers={"lm_eval": BENCHMARK["lm_eval"], "inspect": BENCHMARK["inspect"]},
+        readers={
+            "lm_eval": BENCHMARK["lm_eval"],
+            "inspect": BENCHMARK["inspect"],
+            "zip_limits": BENCHMARK["zip_limits"],
+        },
     script:
         "../scripts/rederive/studies/benchmark/ingest.py"
 
@@ -43,8 +50,11 @@ rule build_benchmark_warehouse:
         db="results/benchmark/benchmark.duckdb",
     log:
         "results/logs/benchmark/warehouse.log",
+    benchmark:
+        "results/benchmarks/benchmark/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         items_file=lambda w, input: (
             input.item_metadata[0] if input.item_metadata else ""
@@ -77,12 +87,14 @@ rule analyse_benchmark_accuracy:
         "results/benchmarks/benchmark/accuracy.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
@@ -111,12 +123,14 @@ rule compare_benchmark_models:
         "results/benchmarks/benchmark/pairwise.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
         fdr_q=BENCHMARK["fdr_q"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -154,6 +168,7 @@ rule fit_benchmark_irt:
         n_boot=BENCHMARK["n_boot"],
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 
@@ -193,6 +208,7 @@ rule cluster_benchmark_failures:
         "results/benchmarks/benchmark/similarity.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         linkage=BENCHMARK["similarity"]["linkage"],
         n_extreme_pairs=BENCHMARK["similarity"]["n_extreme_pairs"],
@@ -221,8 +237,11 @@ rule tabulate_benchmark_quality:
         ),
     log:
         "results/logs/benchmark/quality.log",
+    benchmark:
+        "results/benchmarks/benchmark/quality.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/benchmark/quality.py"
 
@@ -252,8 +271,11 @@ rule plot_benchmark_figures:
         },
     log:
         "results/logs/benchmark/figures.log",
+    benchmark:
+        "results/benchmarks/benchmark/figures.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         data_note=benchmark_data_note(),
         fdr_q=BENCHMARK["fdr_q"],
@@ -276,8 +298,11 @@ rule check_benchmark_published:
         md="results/benchmark/check/published_check.md",
     log:
         "results/logs/benchmark/check_published.log",
+    benchmark:
+        "results/benchmarks/benchmark/check_published.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),

@@ -14,8 +14,11 @@ rule ingest_bias_awareness_items:
         item_table="results/bias_awareness/items.parquet",
     log:
         "results/logs/bias_awareness/ingest_items.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/ingest_items.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
@@ -29,8 +32,11 @@ rule ingest_bias_awareness_run:
         accounting="results/bias_awareness/accounting/{run}.json",
     log:
         "results/logs/bias_awareness/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
@@ -46,8 +52,11 @@ rule build_bias_awareness_warehouse:
         db="results/bias_awareness/bias_awareness.duckdb",
     log:
         "results/logs/bias_awareness/warehouse.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/warehouse.py"
 
@@ -82,6 +91,7 @@ rule tabulate_bias_awareness_rates:
         n_boot=BIAS_AWARENESS["n_boot"],
         level=BIAS_AWARENESS["ci_level"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/rates.py"
 
@@ -110,6 +120,7 @@ rule compare_bias_awareness_models:
         level=BIAS_AWARENESS["ci_level"],
         fdr_q=BIAS_AWARENESS["fdr_q"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/compare.py"
 
@@ -127,8 +138,11 @@ rule tabulate_bias_awareness_agreement:
         tex="results/bias_awareness/tables/agreement.tex",
     log:
         "results/logs/bias_awareness/tabulate_agreement.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/tabulate_agreement.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -153,8 +167,11 @@ rule tabulate_bias_awareness_quality:
         ),
     log:
         "results/logs/bias_awareness/tabulate_quality.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/tabulate_quality.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/bias_awareness/quality.py"
 
@@ -180,8 +197,11 @@ rule plot_bias_awareness_figures:
         outcomes_pdf="results/bias_awareness/figures/outcome_shares.pdf",
     log:
         "results/logs/bias_awareness/plot_figures.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/plot_figures.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -193,9 +213,7 @@ rule check_bias_awareness_published:
         power="results/bias_awareness/tables/power.csv",
         rates="results/bias_awareness/tables/rates.csv",
         comparisons="results/bias_awareness/tables/comparisons.csv",
-        published=raw_dir("bias_awareness")
-        / "published"
-        / "bias_awareness_headline.csv",
+        published=bias_awareness_published,
     output:
         csv=report(
             "results/bias_awareness/check/published_check.csv",
@@ -206,11 +224,15 @@ rule check_bias_awareness_published:
         md="results/bias_awareness/check/published_check.md",
     log:
         "results/logs/bias_awareness/check_published.log",
+    benchmark:
+        "results/benchmarks/bias_awareness/check_published.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],
+        published_dir=str(raw_dir("bias_awareness") / "published"),
     script:
         "../scripts/rederive/studies/bias_awareness/check.py"

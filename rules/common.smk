@@ -48,8 +48,33 @@ def all_targets():
     targets = []
     for study in config["studies"]:
         targets += globals()[f"{study}_targets"]()
+        targets += intermediate_targets(study)
     targets += summary_targets()
     return targets
+
+
+def intermediate_targets(study):
+    """Every output of the study's rules: per-run files, warehouse, every table.
+
+    Snakemake does not rebuild a missing intermediate file (a deleted
+    `<study>.duckdb`, or one a killed forced rebuild left as a `.tmp`) while the
+    outputs downstream of it exist; asking for it in `rule all` makes a plain
+    `snakemake` rebuild it, and the mtime trigger then re-derives what depends
+    on it. Per-run outputs (wildcard `run`) are expanded over `<study>_runs()`.
+    """
+    runs = globals()[f"{study}_runs"]()
+    files = []
+    for rule_ in workflow.rules:
+        if next((s for s in STUDIES if s in rule_.name), None) != study:
+            continue
+        names = set(rule_.wildcard_names)
+        for out in rule_.output:
+            if not names:
+                files.append(str(out))
+            elif names == {"run"}:
+                # apply_wildcards, not expand: the pattern carries the constraint.
+                files += [str(out.apply_wildcards({"run": run})) for run in runs]
+    return sorted(set(files))
 
 
 def summary_targets():

@@ -14,8 +14,11 @@ rule ingest_cot_loadbearing_run:
         accounting="results/cot_loadbearing/accounting/{run}.json",
     log:
         "results/logs/cot_loadbearing/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         cue_words=COT["cue_words"],
     script:
@@ -29,12 +32,18 @@ rule build_cot_loadbearing_warehouse:
             run=cot_loadbearing_runs(),
         ),
         baselines=raw_dir("cot_loadbearing") / "baselines.csv",
+        accounting=lambda w: expand(
+            "results/cot_loadbearing/accounting/{run}.json", run=cot_loadbearing_runs()
+        ),
     output:
         db="results/cot_loadbearing/cot_loadbearing.duckdb",
     log:
         "results/logs/cot_loadbearing/warehouse.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/cot_loadbearing/warehouse.py"
 
@@ -53,8 +62,11 @@ rule tabulate_cot_loadbearing_quality:
         ),
     log:
         "results/logs/cot_loadbearing/quality.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/quality.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/cot_loadbearing/quality.py"
 
@@ -84,6 +96,7 @@ rule tabulate_cot_loadbearing_shares:
         "results/benchmarks/cot_loadbearing/shares.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -91,6 +104,7 @@ rule tabulate_cot_loadbearing_shares:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
         decoupling_subject=COT["decoupling_subject"],
+        min_n=COT["min_n"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/shares.py"
 
@@ -137,6 +151,7 @@ rule tabulate_cot_loadbearing_gradients:
         "results/benchmarks/cot_loadbearing/gradients.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -173,8 +188,11 @@ rule tabulate_cot_loadbearing_labelling:
         judge_summary="results/cot_loadbearing/tables/judge_sensitivity_summary.csv",
     log:
         "results/logs/cot_loadbearing/labelling.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/labelling.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         production=COT["production_variant"],
     script:
@@ -192,7 +210,6 @@ rule fit_cot_loadbearing_ordinal:
             subcategory="Tables",
         ),
         table_tex="results/cot_loadbearing/tables/table5_deviance.tex",
-        timing="results/cot_loadbearing/ordinal_timing.json",
     log:
         "results/logs/cot_loadbearing/ordinal.log",
     benchmark:
@@ -246,8 +263,11 @@ rule plot_cot_loadbearing_figures:
         judge_pdf="results/cot_loadbearing/figures/judge_sensitivity.pdf",
     log:
         "results/logs/cot_loadbearing/figures.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/figures.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
@@ -278,11 +298,15 @@ rule check_cot_loadbearing_published:
         md="results/cot_loadbearing/check/published_check.md",
     log:
         "results/logs/cot_loadbearing/check.log",
+    benchmark:
+        "results/benchmarks/cot_loadbearing/check.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         power=COT["power"],
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
+        published_dir=str(raw_dir("cot_loadbearing") / "published"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/check.py"

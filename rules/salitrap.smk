@@ -12,8 +12,11 @@ rule ingest_salitrap_items:
         item_table="results/salitrap/items.parquet",
     log:
         "results/logs/salitrap/ingest_items.log",
+    benchmark:
+        "results/benchmarks/salitrap/ingest_items.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         dimensions=SALITRAP["dimensions"],
     script:
@@ -29,8 +32,11 @@ rule ingest_salitrap_run:
         accounting="results/salitrap/accounting/{run}.json",
     log:
         "results/logs/salitrap/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/salitrap/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         valid_labels=SALITRAP["labels"]["valid"],
         invalid_labels=SALITRAP["labels"]["invalid"],
@@ -54,8 +60,11 @@ rule build_salitrap_warehouse:
         db="results/salitrap/salitrap.duckdb",
     log:
         "results/logs/salitrap/warehouse.log",
+    benchmark:
+        "results/benchmarks/salitrap/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/salitrap/warehouse.py"
 
@@ -97,11 +106,13 @@ rule tabulate_salitrap_main:
         "results/benchmarks/salitrap/tabulate_main.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         dimensions=SALITRAP["dimensions"],
         bootstrap=SALITRAP["bootstrap"],
         metrics=SALITRAP["metrics"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/tables.py"
 
@@ -127,8 +138,11 @@ rule check_salitrap_published:
         md="results/salitrap/check/published_check.md",
     log:
         "results/logs/salitrap/check_published.log",
+    benchmark:
+        "results/benchmarks/salitrap/check_published.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         power=SALITRAP["power"],
         published_dir=str(raw_dir("salitrap") / "published"),
@@ -151,8 +165,11 @@ rule tabulate_salitrap_liberation:
         tex="results/salitrap/tables/table6_liberation.tex",
     log:
         "results/logs/salitrap/tabulate_liberation.log",
+    benchmark:
+        "results/benchmarks/salitrap/tabulate_liberation.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         dimensions=SALITRAP["dimensions"],
         conditions=SALITRAP["liberation"]["conditions"],
@@ -177,8 +194,11 @@ rule tabulate_salitrap_interventions:
         tex="results/salitrap/tables/table7_interventions.tex",
     log:
         "results/logs/salitrap/tabulate_interventions.log",
+    benchmark:
+        "results/benchmarks/salitrap/tabulate_interventions.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         conditions=SALITRAP["interventions"]["conditions"],
         metrics=SALITRAP["metrics"],
@@ -206,8 +226,11 @@ rule analyse_salitrap_density:
         ),
     log:
         "results/logs/salitrap/analyse_density.log",
+    benchmark:
+        "results/benchmarks/salitrap/analyse_density.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         dimensions=SALITRAP["dimensions"],
         metrics=SALITRAP["metrics"],
@@ -238,13 +261,17 @@ rule compare_salitrap_models:
         ranking_tex="results/salitrap/tables/ranking.tex",
     log:
         "results/logs/salitrap/compare_models.log",
+    benchmark:
+        "results/benchmarks/salitrap/compare_models.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         metrics=SALITRAP["metrics"],
         q=SALITRAP["comparisons"]["fdr_q"],
         bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/comparisons.py"
 
@@ -261,8 +288,11 @@ rule tabulate_salitrap_labels:
         ),
     log:
         "results/logs/salitrap/tabulate_labels.log",
+    benchmark:
+        "results/benchmarks/salitrap/tabulate_labels.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         metrics=SALITRAP["metrics"],
         valid_labels=SALITRAP["labels"]["valid"],
@@ -291,8 +321,11 @@ rule plot_salitrap_density:
         fig12_pdf="results/salitrap/figures/fig12_density_by_dimension.pdf",
     log:
         "results/logs/salitrap/plot_density.log",
+    benchmark:
+        "results/benchmarks/salitrap/plot_density.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=salitrap_simulated(),
     script:
@@ -320,8 +353,11 @@ rule plot_salitrap_experiments:
         fig8_pdf="results/salitrap/figures/fig8_interventions.pdf",
     log:
         "results/logs/salitrap/plot_experiments.log",
+    benchmark:
+        "results/benchmarks/salitrap/plot_experiments.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=salitrap_simulated(),
     script:
@@ -341,8 +377,11 @@ rule plot_salitrap_overview:
         overview_pdf="results/salitrap/figures/overview_labels.pdf",
     log:
         "results/logs/salitrap/plot_overview.log",
+    benchmark:
+        "results/benchmarks/salitrap/plot_overview.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=salitrap_simulated(),
     script:
@@ -376,8 +415,11 @@ rule analyse_salitrap_failure_sets:
         order="results/salitrap/tables/failure_order.csv",
     log:
         "results/logs/salitrap/analyse_failure_sets.log",
+    benchmark:
+        "results/benchmarks/salitrap/analyse_failure_sets.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         metrics=SALITRAP["metrics"],
         linkage=SALITRAP["failure_sets"]["linkage"],
@@ -416,8 +458,11 @@ rule plot_salitrap_failure_sets:
         fig11_pdf="results/salitrap/figures/fig11_jaccard.pdf",
     log:
         "results/logs/salitrap/plot_failure_sets.log",
+    benchmark:
+        "results/benchmarks/salitrap/plot_failure_sets.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=salitrap_simulated(),
     script:
@@ -458,6 +503,7 @@ rule fit_salitrap_irt:
         seed=SALITRAP["irt"]["seed"],
         n_boot=SALITRAP["irt"]["n_boot"],
         level=SALITRAP["bootstrap"]["level"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 
@@ -484,8 +530,11 @@ rule plot_salitrap_irt:
         fig9_pdf="results/salitrap/figures/fig9_naturalness_difficulty.pdf",
     log:
         "results/logs/salitrap/plot_irt.log",
+    benchmark:
+        "results/benchmarks/salitrap/plot_irt.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=salitrap_simulated(),
     script:

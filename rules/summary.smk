@@ -15,8 +15,11 @@ rule summarize_published_checks:
         md="results/summary/published_check.md",
     log:
         "results/logs/summary/published_check.log",
+    benchmark:
+        "results/benchmarks/summary/published_check.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/summary.py"
 
@@ -32,8 +35,11 @@ rule write_provenance:
         ),
     log:
         "results/logs/summary/provenance.log",
+    benchmark:
+        "results/benchmarks/summary/provenance.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         config=config,
     script:

@@ -15,8 +15,11 @@ rule ingest_tag_sycophancy_run:
         accounting="results/tag_sycophancy/accounting/{run}.json",
     log:
         "results/logs/tag_sycophancy/ingest/{run}.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/ingest/{run}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         arms=TAGSYC["arms"],
         endorse=TAGSYC["labelling"]["endorse"],
@@ -39,8 +42,11 @@ rule build_tag_sycophancy_warehouse:
         db="results/tag_sycophancy/tag_sycophancy.duckdb",
     log:
         "results/logs/tag_sycophancy/warehouse.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/warehouse.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     script:
         "../scripts/rederive/studies/tag_sycophancy/warehouse.py"
 
@@ -59,6 +65,7 @@ rule tabulate_tag_sycophancy_effects:
         "results/benchmarks/tag_sycophancy/tabulate_effects.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         arms=TAGSYC["arms"],
         n_boot=TAGSYC["bootstrap"]["n_boot"],
@@ -66,6 +73,7 @@ rule tabulate_tag_sycophancy_effects:
         seed=TAGSYC["bootstrap"]["seed"],
         q=TAGSYC["fdr_q"],
         floor_threshold=TAGSYC["floor_threshold"],
+        min_n=TAGSYC["min_n"],
         simulated=tag_sycophancy_simulated(),
     script:
         "../scripts/rederive/studies/tag_sycophancy/effects.py"
@@ -89,8 +97,11 @@ rule tabulate_tag_sycophancy_panel:
         summary=tagsyc_report(f"{TAGSYC_TABLES}/panel_summary.csv", "panel_summary"),
     log:
         "results/logs/tag_sycophancy/tabulate_panel.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/tabulate_panel.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         q=TAGSYC["fdr_q"],
         rubber_stamp_threshold=TAGSYC["rubber_stamp_threshold"],
@@ -108,8 +119,11 @@ rule tabulate_tag_sycophancy_audit:
         quality=tagsyc_report(f"{TAGSYC_TABLES}/data_quality.csv", "data_quality"),
     log:
         "results/logs/tag_sycophancy/tabulate_audit.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/tabulate_audit.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         endorse=TAGSYC["labelling"]["endorse"],
         reject=TAGSYC["labelling"]["reject"],
@@ -131,8 +145,11 @@ rule plot_tag_sycophancy_figures:
         pdfs=[f"{TAGSYC_FIGURES}/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
     log:
         "results/logs/tag_sycophancy/plot_figures.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/plot_figures.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         simulated=tag_sycophancy_simulated(),
         level=TAGSYC["bootstrap"]["level"],
@@ -153,8 +170,11 @@ rule check_tag_sycophancy_published:
         md="results/tag_sycophancy/check/published_check.md",
     log:
         "results/logs/tag_sycophancy/check_published.log",
+    benchmark:
+        "results/benchmarks/tag_sycophancy/check_published.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     params:
         power=TAGSYC["power"],
         published_dir=str(raw_dir("tag_sycophancy") / "published"),

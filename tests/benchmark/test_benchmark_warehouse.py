@@ -100,6 +100,7 @@ def test_item_metadata_sets_category_and_group(tmp_path):
 
 def test_dropped_scores_appear_in_data_quality(tmp_path):
     from rederive.io.accounting import Accounting
+    from rederive.studies.benchmark.ingest import content_hash
     from rederive.studies.benchmark.quality import ALIGN_REASON, data_quality
 
     data = chembench_slice(8, ["o1", "GPT-4o"])
@@ -108,7 +109,10 @@ def test_dropped_scores_appear_in_data_quality(tmp_path):
     frames, paths = {}, []
     for folder in sorted(out.iterdir()):
         acc = Accounting(
-            study="benchmark", run=f"lm_eval-{folder.name}", file=str(folder), sha256="x"
+            study="benchmark",
+            run=f"lm_eval-{folder.name}",
+            file=str(folder),
+            sha256=content_hash(sorted(folder.iterdir())),
         )
         frames[acc.run] = read_lm_eval_model_dir(folder, accounting=acc)
         acc.write(tmp_path / f"{acc.run}.json")

@@ -32,6 +32,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import ensure_accounting
 from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
+from rederive.io.source import read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
@@ -74,15 +75,9 @@ def model_name(results: dict, *, file: str) -> str:
 
 
 def read_results_json(path: str | Path) -> dict:
-    name = relpath(path)
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", file=name, line=exc.lineno) from None
+    record = read_json(path)
     if not isinstance(record, dict):
-        raise InputError("expected a JSON object", file=name)
+        raise InputError("expected a JSON object", file=relpath(path))
     return record
 
 
@@ -158,6 +153,7 @@ def read_samples(
         raise InputError("samples file has no lines", file=name)
     for number, record in lines:
         require_fields(record, REQUIRED, file=name, line=number)
+        require_type(record, "filter", str, file=name, line=number, valid=lambda v: v.strip() != "")
     filters = sorted({str(record["filter"]) for _, record in lines})
     if filter_name is None:
         if len(filters) > 1:

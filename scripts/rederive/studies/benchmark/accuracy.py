@@ -20,6 +20,7 @@ from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, percentile_ci, rng_for
 from rederive.stats.rates import percent, round_half_up
+from rederive.stats.small_n import SMALL_N, excluded_note, small_n_flags
 from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
 
 PCT_COLUMNS = {"accuracy_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1, "se_pct": 3}
@@ -143,14 +144,29 @@ def main(snakemake):
     matrix, items = load_scores(snakemake.input.db)
     kwargs = dict(n_boot=p.n_boot, seed=p.seed, level=p.ci_level, cluster_by=p.cluster_by)
     table = overall(matrix, items, **kwargs)
+    table[SMALL_N] = small_n_flags(table["n_items"], p.min_n)
     write_csv(fixed_decimals(table, PCT_COLUMNS), snakemake.output.accuracy, float_format="%.12g")
+    per_category = by_category(matrix, items, **kwargs)
+    per_category[SMALL_N] = small_n_flags(per_category["n_items"], p.min_n)
     write_csv(
-        fixed_decimals(by_category(matrix, items, **kwargs), PCT_COLUMNS),
+        fixed_decimals(per_category, PCT_COLUMNS),
         snakemake.output.by_category,
         float_format="%.12g",
     )
     with open(snakemake.output.tex, "w") as handle:
-        handle.write(latex(table, caption_note=p.data_note))
+        handle.write(
+            latex(
+                table,
+                caption_note=" ".join(
+                    x
+                    for x in (
+                        p.data_note,
+                        excluded_note(table.loc[table[SMALL_N], "model"], p.min_n),
+                    )
+                    if x
+                ),
+            )
+        )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import Check, compare_cells, write_published_check
+from rederive.check import NO_PUBLISHED, Check, compare_cells, write_published_check
 from rederive.errors import InputError, relpath
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -98,7 +98,7 @@ def main(snakemake):
     preamble = (
         f"Published scores from {', '.join(relpath(p) for p in files)}."
         if files
-        else f"No published scores in {relpath(folder)}: only identities are checked."
+        else f"No published scores in {relpath(folder)} ({NO_PUBLISHED}): only identities are checked."
     )
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     responses = query(snakemake.input.db, "SELECT model, task, item_id, correct FROM responses")

@@ -31,6 +31,7 @@ from scipy.stats import spearmanr
 
 from rederive.runner import run
 from rederive.stats.irt import bootstrap_ability, fit_1pl
+from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.benchmark.common import clusters_for, load_scores, write_csv
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,44 @@ def dichotomise(matrix: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return responses, int(fractional.sum())
 
 
+def not_fitted(responses: pd.DataFrame, items: pd.DataFrame, n_fractional: int, *, min_n: int):
+    """Tables of a benchmark too small for a 1PL (fewer than 2 models or 2 items).
+
+    Every ability and difficulty is NaN with the reason, so the rest of the study
+    (accuracy, pairs, clustering, check) still runs.
+    """
+    n_models, n_items = responses.shape
+    reason = f"1PL not fitted: needs at least 2 models and 2 items, got {n_models} x {n_items}"
+    log.warning("%s", reason)
+    ability = pd.DataFrame({"model": responses.index})
+    for column in ("ability", "ability_ml", "ci_low", "ci_high", "se_boot"):
+        ability[column] = np.nan
+    ability["n_nonfinite"] = 0
+    ability["accuracy_binary"] = responses.mean(axis=1).to_numpy()
+    ability["n_items"] = responses.notna().sum(axis=1).to_numpy()
+    ability["ability_note"] = reason
+    ability[SMALL_N] = small_n_flags(ability["n_items"], min_n)
+    ability.insert(1, "rank", pd.array([pd.NA] * len(ability), dtype="Int64"))
+    difficulty = items.set_index("item_key").loc[responses.columns].reset_index()
+    difficulty["difficulty"] = np.nan
+    difficulty["p_correct"] = responses.mean(axis=0).to_numpy()
+    difficulty["n_models"] = responses.notna().sum(axis=0).to_numpy()
+    difficulty["extreme"] = ""
+    summary = pd.DataFrame(
+        [
+            {
+                "model": "1PL (py-irt SVI)",
+                "n_models": n_models,
+                "n_items": n_items,
+                "n_observed": int(responses.notna().sum().sum()),
+                "n_cells_dichotomised": n_fractional,
+                "note": reason,
+            }
+        ]
+    )
+    return ability, difficulty, summary
+
+
 def fit(
     matrix: pd.DataFrame,
     items: pd.DataFrame,
@@ -57,9 +96,16 @@ def fit(
     n_boot: int,
     level: float,
     cluster_by: str,
+    min_n: int = 1,
 ):
-    """Fit the 1PL and return (ability table, difficulty table, fit summary)."""
+    """Fit the 1PL and return (ability table, difficulty table, fit summary).
+
+    Models with a perfect or zero score (no finite ML ability, ``ability_note``)
+    and small-n models (fewer than ``min_n`` items) get no rank.
+    """
     responses, n_fractional = dichotomise(matrix)
+    if min(responses.shape) < 2:
+        return not_fitted(responses, items, n_fractional, min_n=min_n)
     start = time.perf_counter()
     result = fit_1pl(responses, epochs=epochs, priors=priors, lr=lr, seed=seed)
     # Wall time goes to the log and the Snakemake benchmark file, never into a CSV
@@ -94,10 +140,18 @@ def fit(
     ability["n_nonfinite"] = intervals["n_nonfinite"].to_numpy()
     ability["accuracy_binary"] = responses.mean(axis=1).to_numpy()
     ability["n_items"] = responses.notna().sum(axis=1).to_numpy()
-    ability = ability.sort_values(["ability", "model"], ascending=[False, True]).reset_index(
-        drop=True
-    )
-    ability.insert(1, "rank", np.arange(1, len(ability) + 1))
+    # A perfect or zero score has no finite ML ability: NaN with the reason, no rank.
+    passes = responses.sum(axis=1).to_numpy()
+    infinite = ~np.isfinite(ability["ability_ml"].to_numpy(dtype=float))
+    for column in ("ability_ml", "ci_low", "ci_high", "se_boot"):
+        ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
+    ability["ability_note"] = np.where(infinite, ability_not_finite(passes, ability["n_items"]), "")
+    ability[SMALL_N] = small_n_flags(ability["n_items"], min_n)
+    ability = ability.sort_values(
+        ["ability", "model"], ascending=[False, True], na_position="last"
+    ).reset_index(drop=True)
+    eligible = ability["ability"].where(ability["ability_note"] == "")
+    ability.insert(1, "rank", rank_eligible(ability.assign(eligible=eligible), score="eligible"))
     difficulty = item_rows.copy()
     difficulty["difficulty"] = result.difficulty.reindex(responses.columns).to_numpy()
     difficulty["p_correct"] = responses.mean(axis=0).to_numpy()
@@ -106,7 +160,11 @@ def fit(
     extreme[list(result.items_all_correct)] = "all correct"
     extreme[list(result.items_all_wrong)] = "all wrong"
     difficulty["extreme"] = extreme.to_numpy()
-    rho = spearmanr(ability["ability"], ability["accuracy_binary"]).statistic
+    rho = (
+        spearmanr(ability["ability"], ability["accuracy_binary"]).statistic
+        if len(ability) >= 3
+        else np.nan
+    )
     summary = pd.DataFrame(
         [
             {
@@ -142,6 +200,7 @@ def main(snakemake):
         n_boot=p.n_boot,
         level=p.ci_level,
         cluster_by=p.cluster_by,
+        min_n=p.min_n,
     )
     write_csv(ability, snakemake.output.ability, float_format="%.4f")
     write_csv(difficulty, snakemake.output.difficulty, float_format="%.4f")

@@ -22,15 +22,22 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
 from rederive.io.accounting import load_runs
+from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
 ITEM_KEY_SEP = ":"
 
 
 def item_sort_key(item_ids: pd.Series) -> pd.Series:
-    """Numeric ids sort as numbers (2 < 10), others as text after them."""
-    numeric = pd.to_numeric(item_ids, errors="coerce")
-    return numeric.fillna(float("inf")).astype(float)
+    """Numeric ids sort as numbers (2 < 10), others as text after them.
+
+    Returns float keys: the number, or +inf for a text id (ties are then broken
+    by the id itself). The ids are converted as plain objects: on a string dtype
+    ``pd.to_numeric`` gives a nullable Int64 that cannot hold inf, which broke
+    on ids mixing ``"0"`` and ``"q0"``.
+    """
+    numeric = pd.to_numeric(item_ids.astype(object), errors="coerce").astype(float)
+    return numeric.fillna(float("inf"))
 
 
 def check_one_run_per_model(responses: pd.DataFrame) -> None:
@@ -80,7 +87,7 @@ def read_item_metadata(path: Path | None) -> pd.DataFrame | None:
     if path is None or not path.exists():
         return None
     name = relpath(path)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame = read_csv_frame(path, dtype=str, keep_default_na=False)
     if "item_id" not in frame.columns:
         raise InputError("required column is missing", file=name, line=1, field="item_id")
     for column in ("task", "category", "group"):

@@ -11,6 +11,7 @@ from rederive.io.warehouse import query
 from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.cot_loadbearing.common import (
     ci_text,
     clustered_shares,
@@ -160,6 +161,7 @@ def main(snakemake) -> None:
     rows = production_rows(snakemake.input.db, p.production)
     baselines = query(snakemake.input.db, "SELECT * FROM baselines ORDER BY model, dataset")
     table = main_shares(rows, baselines, n_boot=p.n_boot, seed=p.seed)
+    table[SMALL_N] = small_n_flags(table["n_labelled"].fillna(0), p.min_n)
     write_csv(table, snakemake.output.table1)
     model = p.main_model if p.main_model in set(table["model"]) else sorted(table["model"])[0]
     with open(snakemake.output.table1_tex, "w") as handle:

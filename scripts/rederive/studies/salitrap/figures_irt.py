@@ -53,7 +53,7 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     axes[1].set_ylabel("IRT difficulty")
     axes[1].tick_params(axis="x", rotation=20)
     ax = axes[2]
-    # A perfect or zero score has an infinite ML ability: not drawable, said instead.
+    # A perfect or zero score has no finite ML ability (NaN in the table): said, not drawn.
     shown = models[np.isfinite(models["ability"])]
     y = shown["ability"].to_numpy()
     err = np.vstack([y - shown["ci_low"].to_numpy(), shown["ci_high"].to_numpy() - y])
@@ -71,7 +71,7 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
         ax.text(
             0.02,
             0.98,
-            f"not shown (infinite ability): {', '.join(models.loc[~models.index.isin(shown.index), 'model'])}",
+            f"not shown (no finite ML ability, see irt_models.csv): {', '.join(models.loc[~models.index.isin(shown.index), 'model'])}",
             transform=ax.transAxes,
             va="top",
             fontsize=6,
