@@ -311,6 +311,7 @@ rule plot_benchmark_figures:
 
 rule check_benchmark_published:
     input:
+        power="results/benchmark/tables/power.csv",
         accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
         db="results/benchmark/benchmark.duckdb",
     output:
@@ -332,6 +333,7 @@ rule check_benchmark_published:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(10, 0.2),
     params:
+        power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),
         tolerance=BENCHMARK["check"]["tolerance"],
         data_note=benchmark_data_note(),

@@ -234,6 +234,7 @@ rule plot_bias_awareness_figures:
 
 rule check_bias_awareness_published:
     input:
+        power="results/bias_awareness/tables/power.csv",
         rates="results/bias_awareness/tables/rates.csv",
         comparisons="results/bias_awareness/tables/comparisons.csv",
         published=bias_awareness_published,
@@ -256,6 +257,7 @@ rule check_bias_awareness_published:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(10, 0.2),
     params:
+        power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],
         published_dir=str(raw_dir("bias_awareness") / "published"),

@@ -301,6 +301,7 @@ rule plot_cot_loadbearing_figures:
 
 rule check_cot_loadbearing_published:
     input:
+        power="results/cot_loadbearing/tables/power.csv",
         table1="results/cot_loadbearing/tables/table1_main.csv",
         table2="results/cot_loadbearing/tables/table2_decoupling.csv",
         table5="results/cot_loadbearing/tables/table5_deviance.csv",
@@ -330,6 +331,7 @@ rule check_cot_loadbearing_published:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(10, 0.2),
     params:
+        power=COT["power"],
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
         published_dir=str(raw_dir("cot_loadbearing") / "published"),

@@ -131,6 +131,7 @@ rule tabulate_salitrap_main:
 
 rule check_salitrap_published:
     input:
+        power="results/salitrap/tables/power.csv",
         table1="results/salitrap/tables/table1_tar_hfr.csv",
         table2="results/salitrap/tables/table2_scr_si.csv",
         table3="results/salitrap/tables/table3_dataset.csv",
@@ -158,6 +159,7 @@ rule check_salitrap_published:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(10, 0.2),
     params:
+        power=SALITRAP["power"],
         published_dir=str(raw_dir("salitrap") / "published"),
         raw_dir=SALITRAP["raw_dir"],
         tolerance=SALITRAP["check"]["tolerance"],
