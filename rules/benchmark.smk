@@ -86,6 +86,12 @@ rule analyse_benchmark_accuracy:
             category="Benchmark",
             subcategory="Tables",
         ),
+        by_task=report(
+            f"{BENCHMARK_TABLES}/accuracy_by_task.csv",
+            caption="report/benchmark/accuracy_by_task.rst",
+            category="Benchmark",
+            subcategory="Tables",
+        ),
         tex=f"{BENCHMARK_TABLES}/accuracy.tex",
     log:
         "results/logs/benchmark/accuracy.log",

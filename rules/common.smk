@@ -4,6 +4,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from rederive.config_types import coerce_to_schema
+
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
@@ -16,6 +18,17 @@ STUDIES = [
     "benchmark",
 ]
 
+
+def _schema(name):
+    import yaml
+
+    path = Path(workflow.basedir) / "config" / "schemas" / f"{name}.schema.yaml"
+    return yaml.safe_load(path.read_text())
+
+
+# `--config study='{n_boot: 500, filter: null}'` hands nested scalars over as text;
+# give them the schema's type (int, float, bool, None) before validating.
+config.update(coerce_to_schema(dict(config), _schema("config")))
 validate(config, "../config/schemas/config.schema.yaml")
 for _study in config["studies"]:
     if _study not in config:
@@ -23,6 +36,7 @@ for _study in config["studies"]:
             f"config: study '{_study}' is enabled but has no '{_study}:' section "
             f"(expected in config/{_study}.yaml)"
         )
+    config[_study] = coerce_to_schema(config[_study], _schema(_study))
     validate(config[_study], f"../config/schemas/{_study}.schema.yaml")
 
 
