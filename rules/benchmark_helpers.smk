@@ -58,6 +58,8 @@ def benchmark_targets():
     if not enabled("benchmark"):
         return []
     return [
+        "results/benchmark/tables/power.csv",
+        "results/benchmark/figures/power_mde.png",
         f"{BENCHMARK_TABLES}/accuracy.csv",
         f"{BENCHMARK_TABLES}/ranking.csv",
         f"{BENCHMARK_TABLES}/irt_ability.csv",

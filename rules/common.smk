@@ -58,6 +58,26 @@ def run_ids(study, pattern="{run}.jsonl"):
     return sorted(r for r in runs if "/" not in r)
 
 
+# What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
+# runtime`; runtime in minutes). Measured from the per-rule timings in
+# results/benchmarks/ on the bundled data and on bench/scale.py data up to
+# 200 models x 20,000 items: a base covering the interpreter and libraries plus a
+# slope in the size of the job's input files (the rows it reads), with headroom;
+# a retried job (--retries) asks for `attempt` times as much.
+def job_mem_mb(base_mb, per_input_mb=0.0):
+    def mem_mb(wildcards, input, attempt):
+        return int(base_mb + per_input_mb * input.size_mb) * attempt
+
+    return mem_mb
+
+
+def job_runtime(base_min, per_input_mb=0.0):
+    def runtime(wildcards, input, attempt):
+        return int(base_min + per_input_mb * input.size_mb) * attempt
+
+    return runtime
+
+
 def all_targets():
     targets = []
     for study in config["studies"]:

@@ -20,6 +20,9 @@ rule summarize_published_checks:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/summary.py"
 
@@ -40,6 +43,9 @@ rule write_provenance:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(10, 0.2),
     params:
         config=config,
     script:

@@ -172,6 +172,13 @@ def main(snakemake):
     found = checks(published, accuracy, snakemake.params.tolerance, own) + harness_checks(
         reported, responses, 1e-9
     )
+    # Power of the ranking's first place (rederive.studies.benchmark.power).
+    from rederive.studies.benchmark.power import headline_checks
+
+    level = snakemake.params.power
+    found += headline_checks(
+        pd.read_csv(snakemake.input.power), alpha=level["alpha"], power=level["target"]
+    )
     write_published_check(
         found,
         snakemake.output.csv,
