@@ -27,13 +27,14 @@ import pandas as pd
 
 from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath
+from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query
 from rederive.runner import run
 from rederive.studies.benchmark.common import accuracy_percent
 
 
 def read_published(path: Path) -> pd.DataFrame:
-    frame = pd.read_csv(path)
+    frame = read_csv_frame(path)
     if "score" not in frame.columns:
         raise InputError("required column is missing", file=relpath(path), line=1, field="score")
     frame = frame.rename(columns={frame.columns[0]: "model"})
