@@ -28,7 +28,11 @@ rule ingest_benchmark_run:
     params:
         format=lambda w: benchmark_sources()[w.run].format,
         path=lambda w: str(benchmark_sources()[w.run].path),
-        readers={"lm_eval": BENCHMARK["lm_eval"], "inspect": BENCHMARK["inspect"]},
+        readers={
+            "lm_eval": BENCHMARK["lm_eval"],
+            "inspect": BENCHMARK["inspect"],
+            "zip_limits": BENCHMARK["zip_limits"],
+        },
     script:
         "../scripts/rederive/studies/benchmark/ingest.py"
 
@@ -82,6 +86,12 @@ rule analyse_benchmark_accuracy:
             category="Benchmark",
             subcategory="Tables",
         ),
+        by_task=report(
+            f"{BENCHMARK_TABLES}/accuracy_by_task.csv",
+            caption="report/benchmark/accuracy_by_task.rst",
+            category="Benchmark",
+            subcategory="Tables",
+        ),
         tex=f"{BENCHMARK_TABLES}/accuracy.tex",
     log:
         "results/logs/benchmark/accuracy.log",
@@ -99,6 +109,7 @@ rule analyse_benchmark_accuracy:
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
@@ -137,6 +148,7 @@ rule compare_benchmark_models:
         fdr_q=BENCHMARK["fdr_q"],
         cluster_by=BENCHMARK["cluster_by"],
         data_note=benchmark_data_note(),
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -172,11 +184,14 @@ rule fit_benchmark_irt:
     params:
         epochs=BENCHMARK["irt"]["epochs"],
         lr=BENCHMARK["irt"]["lr"],
+        lr_decay=BENCHMARK["irt"]["lr_decay"],
+        tol=BENCHMARK["irt"]["tol"],
         priors=BENCHMARK["irt"]["priors"],
         seed=BENCHMARK["irt"]["seed"],
         n_boot=BENCHMARK["n_boot"],
         ci_level=BENCHMARK["ci_level"],
         cluster_by=BENCHMARK["cluster_by"],
+        min_n=BENCHMARK["min_n"],
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 
@@ -302,6 +317,7 @@ rule plot_benchmark_figures:
 
 rule check_benchmark_published:
     input:
+        power="results/benchmark/tables/power.csv",
         accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
         db="results/benchmark/benchmark.duckdb",
     output:
@@ -323,6 +339,7 @@ rule check_benchmark_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
+        power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),
         tolerance=BENCHMARK["check"]["tolerance"],
         data_note=benchmark_data_note(),

@@ -103,6 +103,7 @@ rule tabulate_bias_awareness_rates:
         n_boot=BIAS_AWARENESS["n_boot"],
         level=BIAS_AWARENESS["ci_level"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/rates.py"
 
@@ -134,6 +135,7 @@ rule compare_bias_awareness_models:
         level=BIAS_AWARENESS["ci_level"],
         fdr_q=BIAS_AWARENESS["fdr_q"],
         simulated=bias_awareness_simulated(),
+        min_n=BIAS_AWARENESS["min_n"],
     script:
         "../scripts/rederive/studies/bias_awareness/compare.py"
 
@@ -232,11 +234,10 @@ rule plot_bias_awareness_figures:
 
 rule check_bias_awareness_published:
     input:
+        power="results/bias_awareness/tables/power.csv",
         rates="results/bias_awareness/tables/rates.csv",
         comparisons="results/bias_awareness/tables/comparisons.csv",
-        published=raw_dir("bias_awareness")
-        / "published"
-        / "bias_awareness_headline.csv",
+        published=bias_awareness_published,
     output:
         csv=report(
             "results/bias_awareness/check/published_check.csv",
@@ -256,7 +257,9 @@ rule check_bias_awareness_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
+        power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),
         tolerance=BIAS_AWARENESS["published_tolerance_pp"],
+        published_dir=str(raw_dir("bias_awareness") / "published"),
     script:
         "../scripts/rederive/studies/bias_awareness/check.py"

@@ -10,6 +10,12 @@ def bias_awareness_simulated():
     return (raw_dir("bias_awareness") / "SIMULATED.md").exists()
 
 
+def bias_awareness_published(wildcards):
+    """The published headline numbers, when the raw folder has them (else no check)."""
+    path = raw_dir("bias_awareness") / "published" / "bias_awareness_headline.csv"
+    return [str(path)] if path.exists() else []
+
+
 def bias_awareness_runs():
     return run_ids("bias_awareness")
 
@@ -28,6 +34,8 @@ def bias_awareness_accounting(wildcards):
 
 def bias_awareness_targets():
     return [
+        "results/bias_awareness/tables/power.csv",
+        "results/bias_awareness/figures/power_mde.png",
         "results/bias_awareness/tables/main.tex",
         "results/bias_awareness/tables/comparisons.tex",
         "results/bias_awareness/tables/agreement.tex",

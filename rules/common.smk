@@ -4,6 +4,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from rederive.config_types import coerce_to_schema
+
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
@@ -16,6 +18,17 @@ STUDIES = [
     "benchmark",
 ]
 
+
+def _schema(name):
+    import yaml
+
+    path = Path(workflow.basedir) / "config" / "schemas" / f"{name}.schema.yaml"
+    return yaml.safe_load(path.read_text())
+
+
+# `--config study='{n_boot: 500, filter: null}'` hands nested scalars over as text;
+# give them the schema's type (int, float, bool, None) before validating.
+config.update(coerce_to_schema(dict(config), _schema("config")))
 validate(config, "../config/schemas/config.schema.yaml")
 for _study in config["studies"]:
     if _study not in config:
@@ -23,6 +36,7 @@ for _study in config["studies"]:
             f"config: study '{_study}' is enabled but has no '{_study}:' section "
             f"(expected in config/{_study}.yaml)"
         )
+    config[_study] = coerce_to_schema(config[_study], _schema(_study))
     validate(config[_study], f"../config/schemas/{_study}.schema.yaml")
 
 
@@ -70,8 +84,33 @@ def all_targets():
     targets = []
     for study in config["studies"]:
         targets += globals()[f"{study}_targets"]()
+        targets += intermediate_targets(study)
     targets += summary_targets()
     return targets
+
+
+def intermediate_targets(study):
+    """Every output of the study's rules: per-run files, warehouse, every table.
+
+    Snakemake does not rebuild a missing intermediate file (a deleted
+    `<study>.duckdb`, or one a killed forced rebuild left as a `.tmp`) while the
+    outputs downstream of it exist; asking for it in `rule all` makes a plain
+    `snakemake` rebuild it, and the mtime trigger then re-derives what depends
+    on it. Per-run outputs (wildcard `run`) are expanded over `<study>_runs()`.
+    """
+    runs = globals()[f"{study}_runs"]()
+    files = []
+    for rule_ in workflow.rules:
+        if next((s for s in STUDIES if s in rule_.name), None) != study:
+            continue
+        names = set(rule_.wildcard_names)
+        for out in rule_.output:
+            if not names:
+                files.append(str(out))
+            elif names == {"run"}:
+                # apply_wildcards, not expand: the pattern carries the constraint.
+                files += [str(out.apply_wildcards({"run": run})) for run in runs]
+    return sorted(set(files))
 
 
 def summary_targets():

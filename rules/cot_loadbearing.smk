@@ -35,6 +35,9 @@ rule build_cot_loadbearing_warehouse:
             run=cot_loadbearing_runs(),
         ),
         baselines=raw_dir("cot_loadbearing") / "baselines.csv",
+        accounting=lambda w: expand(
+            "results/cot_loadbearing/accounting/{run}.json", run=cot_loadbearing_runs()
+        ),
     output:
         db="results/cot_loadbearing/cot_loadbearing.duckdb",
     log:
@@ -113,6 +116,7 @@ rule tabulate_cot_loadbearing_shares:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
         decoupling_subject=COT["decoupling_subject"],
+        min_n=COT["min_n"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/shares.py"
 
@@ -224,7 +228,6 @@ rule fit_cot_loadbearing_ordinal:
             subcategory="Tables",
         ),
         table_tex="results/cot_loadbearing/tables/table5_deviance.tex",
-        timing="results/cot_loadbearing/ordinal_timing.json",
     log:
         "results/logs/cot_loadbearing/ordinal.log",
     benchmark:
@@ -298,6 +301,7 @@ rule plot_cot_loadbearing_figures:
 
 rule check_cot_loadbearing_published:
     input:
+        power="results/cot_loadbearing/tables/power.csv",
         table1="results/cot_loadbearing/tables/table1_main.csv",
         table2="results/cot_loadbearing/tables/table2_decoupling.csv",
         table5="results/cot_loadbearing/tables/table5_deviance.csv",
@@ -327,7 +331,9 @@ rule check_cot_loadbearing_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
+        power=COT["power"],
         simulated=cot_loadbearing_simulated(),
         decoupling_subject=COT["decoupling_subject"],
+        published_dir=str(raw_dir("cot_loadbearing") / "published"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/check.py"

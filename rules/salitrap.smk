@@ -124,12 +124,14 @@ rule tabulate_salitrap_main:
         bootstrap=SALITRAP["bootstrap"],
         metrics=SALITRAP["metrics"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/tables.py"
 
 
 rule check_salitrap_published:
     input:
+        power="results/salitrap/tables/power.csv",
         table1="results/salitrap/tables/table1_tar_hfr.csv",
         table2="results/salitrap/tables/table2_scr_si.csv",
         table3="results/salitrap/tables/table3_dataset.csv",
@@ -157,6 +159,7 @@ rule check_salitrap_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
+        power=SALITRAP["power"],
         published_dir=str(raw_dir("salitrap") / "published"),
         raw_dir=SALITRAP["raw_dir"],
         tolerance=SALITRAP["check"]["tolerance"],
@@ -295,6 +298,7 @@ rule compare_salitrap_models:
         q=SALITRAP["comparisons"]["fdr_q"],
         bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/comparisons.py"
 
@@ -543,10 +547,15 @@ rule fit_salitrap_irt:
         metrics=SALITRAP["metrics"],
         epochs=SALITRAP["irt"]["epochs"],
         lr=SALITRAP["irt"]["lr"],
+        lr_decay=SALITRAP["irt"]["lr_decay"],
+        tol=SALITRAP["irt"]["tol"],
         priors=SALITRAP["irt"]["priors"],
         seed=SALITRAP["irt"]["seed"],
         n_boot=SALITRAP["irt"]["n_boot"],
+        warm_start=SALITRAP["irt"]["warm_start"],
+        warm_start_file="results/salitrap/cache/irt_warm_start.csv",
         level=SALITRAP["bootstrap"]["level"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 

@@ -82,6 +82,7 @@ rule tabulate_tag_sycophancy_effects:
         seed=TAGSYC["bootstrap"]["seed"],
         q=TAGSYC["fdr_q"],
         floor_threshold=TAGSYC["floor_threshold"],
+        min_n=TAGSYC["min_n"],
         simulated=tag_sycophancy_simulated(),
     script:
         "../scripts/rederive/studies/tag_sycophancy/effects.py"
@@ -177,6 +178,7 @@ rule plot_tag_sycophancy_figures:
 
 rule check_tag_sycophancy_published:
     input:
+        power="results/tag_sycophancy/tables/power.csv",
         table=f"{TAGSYC_TABLES}/tag_effects.csv",
         composition=f"{TAGSYC_TABLES}/composition.csv",
         lineages=f"{TAGSYC_TABLES}/lineage_endpoints.csv",
@@ -195,6 +197,7 @@ rule check_tag_sycophancy_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
+        power=TAGSYC["power"],
         published_dir=str(raw_dir("tag_sycophancy") / "published"),
         effect_tolerance=TAGSYC["check"]["effect_tolerance"],
         ci_tolerance=TAGSYC["check"]["ci_tolerance"],

@@ -159,6 +159,49 @@ def write_published_check(
     return write_checks(checks, csv_path, md_path, title=title, preamble=preamble)
 
 
+#: What a check says when the raw folder has no ``published/`` numbers.
+NO_PUBLISHED = "no published numbers to compare"
+
+
+def published_available(folder: str | Path, required=()) -> bool:
+    """Whether ``folder`` holds published numbers to check against.
+
+    A missing or empty folder is a normal case (the user's own runs of a study
+    have no paper behind them): the check then reports :data:`NO_PUBLISHED`. A
+    folder that exists but lacks one of the ``required`` file names is an input
+    error naming the file, since checking against part of a paper would silently
+    drop cells.
+    """
+    from rederive.errors import InputError
+
+    root = Path(folder)
+    if not root.is_dir() or not any(p.suffix == ".csv" for p in root.iterdir()):
+        return False
+    for name in required:
+        if not (root / name).is_file():
+            raise InputError(
+                f"published/ holds some of the paper's numbers but not '{name}' "
+                f"(needed: {', '.join(required)}); add it or remove the folder",
+                file=root / name,
+            )
+    return True
+
+
+def write_no_published_check(
+    csv_path: str | Path, md_path: str | Path, *, title: str, folder: str | Path
+) -> pd.DataFrame:
+    """Check outputs when there is nothing to compare: a header-only CSV and a note."""
+    from rederive.errors import relpath
+
+    return write_published_check(
+        [],
+        csv_path,
+        md_path,
+        title=title,
+        preamble=f"{NO_PUBLISHED.capitalize()}: {relpath(folder)} is missing or holds no CSV file.",
+    )
+
+
 def fmt_number(value) -> str:
     return "--" if _missing(value) else f"{value:.4g}"
 
@@ -175,6 +218,9 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
             f"{counts.get('FAIL', 0)} | {counts.get('n/a', 0)} |"
         )
     failures = frame[frame["status"] != "pass"]
+    if frame.empty:
+        # An empty check must not read as "every check passes".
+        return "\n".join([*lines, "", "No checks were made."]) + "\n"
     lines += ["", f"## Not passing ({len(failures)})", ""]
     if failures.empty:
         lines.append("Every check passes.")

@@ -4,12 +4,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import fmt_number, summary_markdown
+from rederive.check import NO_PUBLISHED, fmt_number, summary_markdown
 
 
 def combine(paths) -> pd.DataFrame:
     frames = [pd.read_csv(p, keep_default_na=True) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    # A study without published numbers has a header-only file: nothing to add.
+    filled = [f for f in frames if len(f)]
+    if filled:
+        return pd.concat(filled, ignore_index=True)
+    return frames[0] if frames else pd.DataFrame()
 
 
 def side_by_side(frame: pd.DataFrame) -> str:
@@ -38,6 +42,8 @@ def summary_html(frame: pd.DataFrame) -> str:
         .value_counts()
         .unstack(fill_value=0)
         .reset_index()
+        if len(frame)
+        else pd.DataFrame({"study": [], "checks": []})
     )
     failures = frame[frame["status"] != "pass"]
     style = "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:2px 6px}"
@@ -57,10 +63,17 @@ def main(snakemake):
     frame = combine(snakemake.input.checks)
     frame.to_csv(snakemake.output.csv, index=False, lineterminator="\n", float_format="%.6g")
     per_study = []
-    for study, group in frame.groupby("study", sort=False):
+    for path in snakemake.input.checks:
+        # results/<study>/check/published_check.csv; a study without published
+        # numbers has a header-only file and still gets its row.
+        study = Path(path).parts[-3]
+        group = frame[frame["study"] == study] if len(frame) else frame
+        if group.empty:
+            per_study.append(f"| {study} | 0 | 0 | 0 | 0 | {NO_PUBLISHED} |")
+            continue
         counts = group["status"].value_counts()
         per_study.append(
-            f"| {study} | {len(group)} | {counts.get('pass', 0)} | {counts.get('FAIL', 0)} | {counts.get('n/a', 0)} |"
+            f"| {study} | {len(group)} | {counts.get('pass', 0)} | {counts.get('FAIL', 0)} | {counts.get('n/a', 0)} | |"
         )
     preamble = "\n".join(
         [
@@ -68,8 +81,8 @@ def main(snakemake):
             "(`cell`), and the identities the published tables must satisfy (`identity`). Per-study "
             "details: `results/<study>/check/published_check.md`.",
             "",
-            "| study | checks | pass | FAIL | n/a |",
-            "|---|---:|---:|---:|---:|",
+            "| study | checks | pass | FAIL | n/a | note |",
+            "|---|---:|---:|---:|---:|---|",
             *per_study,
         ]
     )

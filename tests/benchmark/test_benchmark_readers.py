@@ -242,7 +242,7 @@ def test_inspect_unfinished_log_and_several_scorers(tmp_path, long_slice):
     path = write_inspect(tmp_path / "two.eval", long_slice, model="o1", scorers=("match", "choice"))
     with pytest.raises(InputError) as info:
         read_eval_log(path)
-    assert info.value.field == "scores" and "choice" in info.value.message
+    assert info.value.field == "results.scores" and "choice" in info.value.message
     assert len(read_eval_log(path, scorer="choice")) == 30
 
 

@@ -100,6 +100,7 @@ def test_item_metadata_sets_category_and_group(tmp_path):
 
 def test_dropped_scores_appear_in_data_quality(tmp_path):
     from rederive.io.accounting import Accounting
+    from rederive.studies.benchmark.ingest import content_hash
     from rederive.studies.benchmark.quality import ALIGN_REASON, data_quality
 
     data = chembench_slice(8, ["o1", "GPT-4o"])
@@ -108,14 +109,17 @@ def test_dropped_scores_appear_in_data_quality(tmp_path):
     frames, paths = {}, []
     for folder in sorted(out.iterdir()):
         acc = Accounting(
-            study="benchmark", run=f"lm_eval-{folder.name}", file=str(folder), sha256="x"
+            study="benchmark",
+            run=f"lm_eval-{folder.name}",
+            file=str(folder),
+            sha256=content_hash(sorted(folder.iterdir())),
         )
         frames[acc.run] = read_lm_eval_model_dir(folder, accounting=acc)
         acc.write(tmp_path / f"{acc.run}.json")
         paths.append(tmp_path / f"{acc.run}.json")
     tables = build_tables(_responses(frames), None, "intersection")
-    quality = data_quality(paths, tables["overlap"], tables["models"])
+    quality = data_quality(paths, tables["dropped"])
     dropped = quality[quality["reason"].str.startswith(ALIGN_REASON)]
     assert dropped[["run", "rows"]].values.tolist() == [["lm_eval-GPT-4o", 1]]
     used = quality[quality["reason"] == "used"].set_index("run")["rows"].to_dict()
-    assert used == {"lm_eval-GPT-4o": 8, "lm_eval-o1": 7}
+    assert used == {"lm_eval-GPT-4o": 7, "lm_eval-o1": 7}

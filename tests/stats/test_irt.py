@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.optimize import minimize_scalar
-from scipy.stats import spearmanr
 
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
+from rederive.stats.irt_mml import constrained_bayes, rasch_mml
 
-LR = 0.1  # py-irt's default learning rate
+LR = 0.02  # the configured initial learning rate (decays by 0.99 per step)
 
 
 def simulate_rasch(n_models: int, n_items: int, seed: int):
@@ -64,6 +64,9 @@ def test_fit_rejects_bad_input(responses, match):
         {"epochs": 0, "lr": LR, "seed": 0},
         {"epochs": 10, "lr": 0.0, "seed": 0},
         {"epochs": 10, "lr": LR, "seed": 0, "priors": "flat"},
+        {"epochs": 10, "lr": LR, "seed": 0, "tol": 0.0},
+        {"epochs": 10, "lr": LR, "seed": 0, "lr_decay": 1.5},
+        {"epochs": 10, "lr": LR, "seed": 0, "warm_start": pd.DataFrame({"label": ["a"]})},
     ],
 )
 def test_fit_rejects_bad_settings(kwargs):
@@ -190,8 +193,171 @@ def test_bootstrap_validation():
 
 
 # --------------------------------------------------------------------------------------
-# py-irt fits (slow)
+# LSAT-6: the classical marginal-ML fit against ltm, and the py-irt path
 # --------------------------------------------------------------------------------------
+
+# LSAT section 6 (Bock & Lieberman 1970): 1,000 examinees x 5 items as 32 response
+# patterns, in lexicographic order 00000, 00001, ..., 11111 (item 1 is the leftmost
+# digit), as shipped in R's ltm::LSAT / mirt::LSAT6. Counts checked against the
+# cumulative-frequency vector of the OpenBUGS "LSAT" example (culm = 3, 9, 11, 22,
+# ..., 702, 1000) and the observed-pattern counts printed by ltm::factor.scores
+# (patterns 01010 and 01100 never occur); item marginals 924, 709, 553, 763, 870.
+LSAT6_COUNTS = [
+    3, 6, 2, 11, 1, 1, 3, 4, 1, 8, 0, 16, 0, 3, 2, 15,
+    10, 29, 14, 81, 3, 28, 15, 80, 16, 56, 21, 173, 11, 61, 28, 298,
+]  # fmt: skip
+
+# Rizopoulos (2006), ltm, J. Stat. Softw. 17(5), section 4.1 on LSAT:
+# rasch(LSAT) - common discrimination estimated - gives difficulties (IRT
+# parameterisation) -3.6153, -1.3224, -0.3176, -1.7301, -2.7802, discrimination
+# 0.7551 and log-likelihood -2466.938; the fit with the discrimination fixed at 1,
+# rasch(LSAT, constraint = cbind(length(LSAT) + 1, 1)), gives -2.8720, -1.0630,
+# -0.2576, -1.3881, -2.2188 and log-likelihood -2473.054. (The -3.615 ... -2.780
+# set belongs to the free discrimination, not to a = 1.)
+LTM_FREE = np.array([-3.6153, -1.3224, -0.3176, -1.7301, -2.7802])
+LTM_FREE_A = 0.7551
+LTM_FREE_LOGLIK = -2466.938
+LTM_A1 = np.array([-2.8720, -1.0630, -0.2576, -1.3881, -2.2188])
+LTM_A1_LOGLIK = -2473.054
+
+
+def lsat6() -> pd.DataFrame:
+    patterns = np.array(list(itertools.product([0, 1], repeat=5)))
+    responses = pd.DataFrame(
+        np.repeat(patterns, LSAT6_COUNTS, axis=0), columns=[f"Item {k}" for k in range(1, 6)]
+    )
+    assert len(responses) == 1000
+    assert responses.sum().tolist() == [924, 709, 553, 763, 870]
+    return responses
+
+
+def centred(x) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    return x - x.mean()
+
+
+def test_mml_reproduces_ltm_on_lsat6():
+    """Marginal ML with 41 Gauss-Hermite nodes against ltm's printed 4-decimal fits.
+
+    Tolerances: 2e-3 logit on the centred difficulties (ltm prints 4 decimals and
+    uses 21 nodes; measured gap <= 2e-4) and 0.01 on the log-likelihood (printed to
+    3 decimals; measured gap < 1e-3).
+    """
+    responses = lsat6()
+    fixed = rasch_mml(responses, random="models", sigma=1.0)
+    assert fixed.random == "models" and fixed.sigma == 1.0
+    np.testing.assert_allclose(fixed.difficulty, centred(LTM_A1), atol=2e-3)
+    assert fixed.log_lik == pytest.approx(LTM_A1_LOGLIK, abs=0.01)
+    # Free ability SD (= ltm's common discrimination): the scale py-irt's 1PL has.
+    free = rasch_mml(responses)  # "auto" integrates the 1,000 examinees
+    assert free.random == "models"
+    assert free.sigma == pytest.approx(LTM_FREE_A, abs=1e-3)
+    np.testing.assert_allclose(free.difficulty, centred(LTM_FREE * LTM_FREE_A), atol=2e-3)
+    assert free.log_lik == pytest.approx(LTM_FREE_LOGLIK, abs=0.01)
+    # Every examinee gets a finite EAP, perfect scores included.
+    assert np.isfinite(free.ability).all() and (free.ability_sd > 0).all()
+
+
+@pytest.mark.slow
+def test_pyirt_path_on_lsat6_matches_ltm():
+    """py-irt's 1PL (free ability spread) started at the MML fit, against ltm.
+
+    Target of issue 12: centred difficulties within 0.15 logit of ltm's marginal-ML
+    fit with the discrimination free (py-irt's scale). Measured gap 0.027, stopping
+    after 350 steps. The old fit (zero start, 400 epochs at lr 0.1) was 1.2-1.5x too
+    wide, a gap of up to 0.59.
+    """
+    fit = fit_1pl(lsat6(), epochs=1000, lr=LR, seed=0)
+    np.testing.assert_allclose(fit.difficulty, centred(LTM_FREE * LTM_FREE_A), atol=0.15)
+    assert fit.converged and fit.epochs_used < 1000
+    assert fit.difficulty.mean() == pytest.approx(0.0, abs=1e-9)
+    assert len(fit.models_all_correct) == 298 and len(fit.models_all_wrong) == 3
+    assert np.isfinite(fit.ability).all()
+
+
+# --------------------------------------------------------------------------------------
+# py-irt fits on the LLM shape (slow): recovery, seeds, extremes, warm start
+# --------------------------------------------------------------------------------------
+
+RECOVERY_SEEDS = [0, 1, 2, 3, 4]
+
+
+def attainable_r(b: pd.Series, p: np.ndarray) -> float:
+    """sqrt(reliability) of the difficulties: var(b) / (var(b) + mean SE^2)."""
+    info = (p * (1 - p)).sum(axis=0)
+    return float(np.sqrt(b.var() / (b.var() + np.mean(1 / info))))
+
+
+@pytest.fixture(scope="module")
+def recovery_fits():
+    out = {}
+    for seed in RECOVERY_SEEDS:
+        responses, theta, b, p = simulate_rasch(12, 1145, seed=seed)
+        out[seed] = (responses, theta, b, p, fit_1pl(responses, epochs=1000, lr=LR, seed=1))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", RECOVERY_SEEDS)
+def test_recovery_on_salitrap_shape(recovery_fits, seed):
+    """12 models x 1,145 items, abilities and difficulties ~ N(0, 1) (SaliTrap shape).
+
+    With 12 responses per item no estimate can correlate with the true difficulty
+    beyond sqrt(reliability) (0.806-0.828 on these five draws; the issue's 0.82 is
+    above that ceiling for draws 2 and 3). The test asks for the ceiling minus
+    0.02 (about 2 sampling SDs of r over 1,145 items); measured shortfall <= 0.003.
+    Posterior means are shrunk (SD ratio 0.78-0.86, as a posterior mean must be:
+    its variance is var(b) minus the mean posterior variance), so the spread is
+    checked on the constrained-Bayes estimate that the figures use (Ghosh 1992):
+    0.85-1.15 x the true SD (measured 0.97-1.03). Abilities: r >= 0.99.
+    """
+    responses, theta, b, p, fit = recovery_fits[seed]
+    r = np.corrcoef(fit.difficulty.loc[b.index], b)[0, 1]
+    assert r >= attainable_r(b, p) - 0.02
+    spread = constrained_bayes(fit.difficulty, fit.difficulty_sd)
+    assert 0.85 <= spread.std() / b.std() <= 1.15
+    assert np.corrcoef(fit.ability.loc[theta.index], theta)[0, 1] >= 0.99
+    assert fit.converged and fit.attempts == 1 and fit.seed_used == 1
+    # Items every model passes or fails: finite, inside the informative range's
+    # neighbourhood (no mode at +/-6), with a wider posterior SD than the others.
+    extreme = list(fit.items_all_correct) + list(fit.items_all_wrong)
+    assert extreme and np.abs(fit.difficulty).max() < 3.5
+    others = fit.difficulty_sd.drop(extreme)
+    assert fit.difficulty_sd[extreme].min() > others.median()
+    assert fit.difficulty[list(fit.items_all_correct)].max() < fit.difficulty.median()
+    assert fit.difficulty[list(fit.items_all_wrong)].min() > fit.difficulty.median()
+
+
+@pytest.mark.slow
+def test_two_seeds_agree(recovery_fits):
+    """Difficulties of two SVI seeds correlate at r >= 0.995 (measured 0.998)."""
+    responses, *_, fit = recovery_fits[0]
+    other = fit_1pl(responses, epochs=1000, lr=LR, seed=2)
+    assert np.corrcoef(fit.difficulty, other.difficulty)[0, 1] >= 0.995
+    assert np.abs(fit.ability - other.ability).max() < 0.1
+
+
+@pytest.mark.slow
+def test_warm_start_equals_cold_fit_within_seed_noise(recovery_fits):
+    """Adding a twelfth model: a fit warm-started from the 11-model fit equals the
+    cold 12-model fit as closely as two cold seeds equal each other.
+
+    Measured: RMS difficulty gap 0.034 warm vs cold against 0.05 between cold
+    seeds; warm stops after 150 steps instead of 275.
+    """
+    responses, *_, cold = recovery_fits[0]
+    previous = fit_1pl(responses.iloc[:11], epochs=1000, lr=LR, seed=1)
+    # Identified by centring on the items: the eleven shared models keep their
+    # abilities when a twelfth is added (measured gap 0.02; the old uncentred fit
+    # moved them by ~0.9 logit between such fits).
+    shared = previous.ability.index
+    assert np.abs(previous.ability - cold.ability.loc[shared]).max() < 0.1
+    warm = fit_1pl(responses, epochs=1000, lr=LR, seed=1, warm_start=previous.to_frame())
+    assert warm.warm_started == 11 + 1145 and warm.converged
+    assert warm.epochs_used < cold.epochs_used
+    rms = np.sqrt(np.mean((warm.difficulty - cold.difficulty) ** 2))
+    assert rms < 0.06
+    assert np.abs(warm.ability - cold.ability).max() < 0.06
 
 
 @pytest.fixture(scope="module")
@@ -205,150 +371,26 @@ def small_matrix() -> pd.DataFrame:
     return responses
 
 
-@pytest.fixture(scope="module")
-def small_fits(small_matrix):
-    return [fit_1pl(small_matrix, epochs=250, lr=LR, seed=7) for _ in range(2)]
-
-
 @pytest.mark.slow
-def test_fit_is_bit_identical_for_same_seed(small_fits):
-    one, two = small_fits
+def test_fit_is_bit_identical_keeps_labels_and_rng_state(small_matrix):
+    one, two = (fit_1pl(small_matrix, epochs=300, lr=LR, seed=7) for _ in range(2))
     assert one.ability.to_numpy().tobytes() == two.ability.to_numpy().tobytes()
     assert one.difficulty.to_numpy().tobytes() == two.difficulty.to_numpy().tobytes()
-
-
-@pytest.mark.slow
-def test_fit_keeps_labels_extremes_and_rng_state(small_matrix, small_fits):
-    fit = small_fits[0]
-    assert fit.ability.index.equals(small_matrix.index)
-    assert fit.difficulty.index.equals(small_matrix.columns)
-    seen = small_matrix.notna()
-    all_correct = tuple(small_matrix.columns[(small_matrix == 1).sum() == seen.sum()])
-    all_wrong = tuple(small_matrix.columns[(small_matrix == 0).sum() == seen.sum()])
-    assert "item_0000" in all_correct and "item_0001" in all_wrong
-    assert fit.items_all_correct == all_correct
-    assert fit.items_all_wrong == all_wrong
-    assert fit.n_items_all_correct == len(all_correct)
-    # Extreme items are kept, beyond the informative items at either end of the scale.
-    informative = fit.difficulty.drop(list(all_correct) + list(all_wrong))
-    assert fit.difficulty[list(all_correct)].max() < informative.min()
-    assert fit.difficulty[list(all_wrong)].min() > informative.max()
-    assert fit.n_observed == 10 * 80 - 1
-    # A model's rank by ability follows its raw score (Rasch: score is sufficient).
-    score = small_matrix.mean(axis=1)
-    assert spearmanr(score, fit.ability.loc[score.index])[0] > 0.95
-    settings = fit.settings()
-    assert settings["epochs"] == 250 and settings["seed"] == 7 and settings["torch_threads"] == 1
-    assert fit.fit_seconds > 0
-
+    assert one.ability.index.equals(small_matrix.index)
+    assert one.difficulty.index.equals(small_matrix.columns)
+    seen = small_matrix.notna().sum()
+    assert one.items_all_correct == tuple(small_matrix.columns[small_matrix.sum() == seen])
+    assert one.items_all_wrong == tuple(small_matrix.columns[small_matrix.sum() == 0])
+    assert "item_0000" in one.items_all_correct and "item_0001" in one.items_all_wrong
+    assert one.n_observed == 10 * 80 - 1
+    assert np.isfinite(one.difficulty).all() and (one.difficulty_sd > 0).all()
+    settings = one.settings()
+    assert settings["seed"] == 7 and settings["torch_threads"] == 1
+    assert settings["epochs_used"] == one.epochs_used <= 300
     # pyro.set_rng_seed reseeds the legacy global numpy RNG; fit_1pl must restore it.
     state = np.random.get_state()[1].copy()  # noqa: NPY002
     fit_1pl(small_matrix.iloc[:3, :10], epochs=5, lr=LR, seed=1)
     assert np.array_equal(np.random.get_state()[1], state)  # noqa: NPY002
-
-
-@pytest.mark.slow
-def test_parameter_recovery_on_simulated_rasch_data():
-    """py-irt recovers a known Rasch model as well as the data allow.
-
-    30 models x 400 items, abilities and difficulties ~ N(0, 1). The attainable
-    correlation between an estimate and the truth is limited by the estimate's
-    sampling error: with reliability var(true) / (var(true) + mean SE^2),
-    E[r] ~ sqrt(reliability). The SEs are computed from the true parameters as
-    1 / sqrt(Fisher information): SE(theta_i)^2 = 1 / sum_j p_ij (1 - p_ij) (~0.11
-    with 400 items) and SE(b_j)^2 = 1 / sum_i p_ij (1 - p_ij) (~0.4 with 30
-    models). For this draw that gives E[r] = 0.993 for abilities and 0.914 for
-    difficulties. The thresholds sit 0.01 (abilities) and 0.04 (difficulties) below:
-    about 4 sampling SDs of r (SD(r) ~ (1 - r^2) / sqrt(n), i.e. 0.0026 over 30
-    models and 0.008 over 400 items), which also absorbs the SVI noise (~0.05
-    logits) and the prior-driven placement of items no model (or every model)
-    solves. Measured at 600 epochs, fit seed 0: r = 0.993 / 0.902 (Spearman 0.996 /
-    0.919); over data seeds 100-102 the largest shortfall from E[r] was 0.002 / 0.022
-    (Pearson) and 0.006 / 0.009 (Spearman).
-    """
-    responses, theta, b, p = simulate_rasch(30, 400, seed=100)
-    info = p * (1 - p)
-    expected_r_ability = np.sqrt(theta.var() / (theta.var() + np.mean(1 / info.sum(axis=1))))
-    expected_r_difficulty = np.sqrt(b.var() / (b.var() + np.mean(1 / info.sum(axis=0))))
-    assert expected_r_ability == pytest.approx(0.993, abs=0.002)
-    assert expected_r_difficulty == pytest.approx(0.914, abs=0.005)
-
-    fit = fit_1pl(responses, epochs=600, lr=LR, seed=0)
-    r_ability = np.corrcoef(fit.ability.loc[theta.index], theta)[0, 1]
-    r_difficulty = np.corrcoef(fit.difficulty.loc[b.index], b)[0, 1]
-    assert r_ability > expected_r_ability - 0.01
-    assert spearmanr(fit.ability.loc[theta.index], theta)[0] > expected_r_ability - 0.01
-    assert r_difficulty > expected_r_difficulty - 0.04
-    assert spearmanr(fit.difficulty.loc[b.index], b)[0] > expected_r_difficulty - 0.04
-
-
-# LSAT section 6 (Bock & Lieberman 1970): 1,000 examinees x 5 items as 32 response
-# patterns, in lexicographic order 00000, 00001, ..., 11111 (item 1 is the leftmost
-# digit), as shipped in R's ltm::LSAT / mirt::LSAT6. Counts checked against the
-# cumulative-frequency vector of the OpenBUGS "LSAT" example (culm = 3, 9, 11, 22,
-# ..., 702, 1000) and the observed-pattern counts printed by ltm::factor.scores
-# (patterns 01010 and 01100 never occur); item marginals 924, 709, 553, 763, 870.
-LSAT6_COUNTS = [
-    3, 6, 2, 11, 1, 1, 3, 4, 1, 8, 0, 16, 0, 3, 2, 15,
-    10, 29, 14, 81, 3, 28, 15, 80, 16, 56, 21, 173, 11, 61, 28, 298,
-]  # fmt: skip
-
-# Rizopoulos (2006), ltm, J. Stat. Softw. 17(5): summary(rasch(LSAT)) - marginal ML
-# with a common discrimination estimated: difficulties (IRT parameterisation) and
-# discrimination 0.7551, log-lik -2466.938. These are the values usually quoted as
-# -3.615 ... -2.780. (The fit with the discrimination fixed at 1,
-# rasch(LSAT, constraint = cbind(length(LSAT) + 1, 1)), gives -2.872, -1.063, -0.258,
-# -1.388, -2.219 with the ability SD forced to 1; both were reproduced to 4 decimals
-# with an independent Gauss-Hermite MML fit when this test was written.)
-LSAT6_DIFFICULTY_MML = np.array([-3.6153, -1.3224, -0.3176, -1.7301, -2.7802])
-LSAT6_DISCRIMINATION_MML = 0.7551
-
-
-@pytest.mark.slow
-def test_lsat6_against_published_rasch_fit():
-    """py-irt's 1PL on LSAT-6 against ltm's marginal-ML Rasch fit.
-
-    Which published fit to compare with: py-irt's 1PL is logit(p) = theta - b with
-    the ability *spread free*, i.e. the unconstrained Rasch model. ltm reports it as
-    logit(p) = a (z - b*) with z ~ N(0, 1), so on py-irt's scale the difficulties are
-    a * b* (and the ability SD is a = 0.755). The location is arbitrary in both, so
-    both sets are centred.
-
-    What to expect: py-irt is a joint variational fit, not marginal ML. A joint fit
-    of 5 items spreads the difficulties by about L / (L - 1) = 1.25 (Wright &
-    Douglas 1977; a JML fit of these data, perfect scorers excluded, gives 1.27x),
-    and py-irt keeps the 298 perfect scorers, whose abilities drift outward with
-    more epochs and widen the scale further (measured slope 1.18-1.30 at 400
-    epochs over 4 seeds, ~1.5 at 2,000). So the test checks the *shape*: identical
-    order, Pearson r of the centred difficulties >= 0.998 (measured >= 0.9991), a
-    spread ratio in [1.0, 1.6], and after dividing out that ratio every difficulty
-    within 0.10 logit of the published one (measured at most 0.046 over 4 seeds,
-    0.028 for seed 0). On this scale the published standard errors are 0.074 (item
-    3) to 0.247 (item 1), so 0.10 is about 1.4 SE for the most precise item and
-    under 1 SE for the others.
-    """
-    patterns = np.array(list(itertools.product([0, 1], repeat=5)))
-    responses = pd.DataFrame(
-        np.repeat(patterns, LSAT6_COUNTS, axis=0),
-        columns=[f"Item {k}" for k in range(1, 6)],
-    )
-    assert len(responses) == 1000
-    assert responses.sum().tolist() == [924, 709, 553, 763, 870]
-
-    fit = fit_1pl(responses, epochs=400, lr=LR, seed=0)
-    est = fit.difficulty.to_numpy()
-    est = est - est.mean()
-    pub = LSAT6_DIFFICULTY_MML * LSAT6_DISCRIMINATION_MML
-    pub = pub - pub.mean()
-
-    assert spearmanr(est, pub)[0] == pytest.approx(1.0)
-    assert np.corrcoef(est, pub)[0, 1] >= 0.998
-    spread = (est @ pub) / (pub @ pub)
-    assert 1.0 <= spread <= 1.6
-    np.testing.assert_allclose(est / spread, pub, rtol=0, atol=0.10)
-    # 298 perfect scorers and 3 zero scores are legitimate and reported as such.
-    assert fit.n_models == 1000 and fit.n_items_all_correct == 0
-    assert len(fit.models_all_correct) == 298 and len(fit.models_all_wrong) == 3
 
 
 def test_diverged_run_is_retried_with_a_derived_seed(monkeypatch):
@@ -357,30 +399,35 @@ def test_diverged_run_is_retried_with_a_derived_seed(monkeypatch):
 
     calls = []
 
-    def fake_run(dataset, config, epochs, seed):
+    def fake_run(data, shape, priors, start, lr, lr_decay, rule, seed):
         calls.append(seed)
         if len(calls) == 1:
             raise irt._Diverged("Expected parameter concentration ... nan")
+        n_models, n_items = shape
         return {
-            "ability": [0.0] * 3,
-            "diff": [0.0] * 3,
-            "subject_ids": {i: str(i) for i in range(3)},
-            "item_ids": {j: str(j) for j in range(3)},
-        }, 0.1
+            "loc_ability": np.zeros(n_models),
+            "scale_ability": np.ones(n_models),
+            "loc_diff": np.zeros(n_items),
+            "scale_diff": np.ones(n_items),
+            "epochs_used": 100,
+            "final_change": 0.001,
+            "converged": True,
+            "seconds": 0.1,
+        }
 
-    monkeypatch.setattr(irt, "_run_trainer", fake_run)
+    monkeypatch.setattr(irt, "_run_svi", fake_run)
     with pytest.warns(RuntimeWarning, match="diverged"):
         fit = fit_1pl(GOOD, epochs=10, lr=LR, seed=5)
     assert calls[0] == 5 and calls[1] != 5
     assert (fit.seed, fit.seed_used, fit.attempts) == (5, calls[1], 2)
-    # Deterministic: the same derived seed every time.
+    assert fit.settings()["attempts"] == 2
     calls.clear()
     with pytest.warns(RuntimeWarning):
         again = fit_1pl(GOOD, epochs=10, lr=LR, seed=5)
     assert again.seed_used == fit.seed_used
 
     monkeypatch.setattr(
-        irt, "_run_trainer", lambda *a, **k: (_ for _ in ()).throw(irt._Diverged("nan"))
+        irt, "_run_svi", lambda *a, **k: (_ for _ in ()).throw(irt._Diverged("nan"))
     )
     with pytest.raises(RuntimeError, match="all 1 attempt"):
         fit_1pl(GOOD, epochs=10, lr=LR, seed=5, max_attempts=1)

@@ -118,8 +118,8 @@ def test_published_identities_hold():
     """The paper's own numbers agree with each other (span, field means, 15 + 2 resisters)."""
     from pathlib import Path
 
-    from rederive.simulate.tag_sycophancy_panel import load_published
     from rederive.studies.tag_sycophancy.check import identity_checks
+    from rederive.studies.tag_sycophancy.published import load_published
 
     published = load_published(Path(__file__).resolve().parents[2] / "raw/tag_sycophancy/published")
     checks = identity_checks(published)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.errors import InputError
+
 EXAMPLE_LINES = 10
 RUN_FIELDS = ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
 
@@ -73,8 +75,7 @@ def load_accounting(paths) -> pd.DataFrame:
     Columns: ``study, run, file, sha256, rows_read, reason, rows, example_lines``.
     """
     rows = []
-    for path in sorted(map(str, paths)):
-        record = json.loads(Path(path).read_text())
+    for record in _records(paths):
         base = {k: record[k] for k in ("study", "run", "file", "sha256", "rows_read")}
         rows.append({**base, "reason": "used", "rows": record["rows_used"], "example_lines": ""})
         for reason, count in record["excluded"].items():
@@ -93,11 +94,45 @@ def load_accounting(paths) -> pd.DataFrame:
 
 def load_runs(paths) -> pd.DataFrame:
     """One row per run file from its accounting JSON: :data:`RUN_FIELDS`, in sorted path order."""
-    rows = []
-    for path in sorted(map(str, paths)):
-        record = json.loads(Path(path).read_text())
-        rows.append({k: record[k] for k in RUN_FIELDS})
-    return pd.DataFrame(rows)
+    rows = [{k: record[k] for k in RUN_FIELDS} for record in _records(paths)]
+    return pd.DataFrame(rows, columns=list(RUN_FIELDS))
+
+
+def _records(paths) -> list[dict]:
+    records = [json.loads(Path(p).read_text()) for p in sorted(map(str, paths))]
+    refuse_identical_files(records)
+    return records
+
+
+def refuse_identical_files(records: list[dict]) -> None:
+    """Refuse two input files with the same content (same SHA-256).
+
+    A copy of a run file under another name would otherwise be read as a second
+    run: a benchmark matrix becomes a second task (every model answers each item
+    twice), a SaliTrap run a second copy of the model. Nothing in the data tells
+    a deliberate replicate from an accidental copy when the bytes are identical,
+    so the safe outcome is to stop and name both files.
+
+    Parameters
+    ----------
+    records : list of dict
+        Accounting records with ``file`` and ``sha256``.
+
+    Raises
+    ------
+    InputError
+        Naming the second file and the first file with the same content.
+    """
+    first: dict[str, str] = {}
+    for record in records:
+        digest, name = record["sha256"], record["file"]
+        if digest in first and first[digest] != name:
+            raise InputError(
+                f"same content as {first[digest]} (sha256 {digest[:12]}…): the results "
+                "would be counted twice; remove one of the two copies",
+                file=name,
+            )
+        first.setdefault(digest, name)
 
 
 def ensure_accounting(accounting: Accounting | None, *, file: str) -> Accounting:
@@ -117,3 +152,24 @@ def write_ingested(
     """Outputs of an ``ingest_<study>_run`` job: the labelled parquet and its accounting JSON."""
     labelled.to_parquet(labelled_path, index=False)
     accounting.write(accounting_path)
+
+
+def require_usable_rows(accounting: pd.DataFrame, *, what: str = "row") -> None:
+    """Stop with one clear message when the accounting shows no usable row at all.
+
+    With every row excluded (every reply unparseable, every judge call failed)
+    no table can be computed; the message gives the exclusion counts that the
+    data-quality table would have shown, instead of a traceback in some later
+    job.
+    """
+    used = accounting.loc[accounting["reason"] == "used", "rows"].sum()
+    if used > 0:
+        return
+    excluded = (
+        accounting[accounting["reason"] != "used"].groupby("reason")["rows"].sum().sort_index()
+    )
+    counts = ", ".join(f"{reason}: {int(n)}" for reason, n in excluded.items()) or "no rows"
+    raise InputError(
+        f"no usable {what} in any run: every one was excluded ({counts}); nothing to analyse",
+        file=", ".join(sorted(set(accounting["file"]))) or None,
+    )

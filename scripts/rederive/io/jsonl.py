@@ -7,10 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rederive.errors import InputError, relpath
+from rederive.io.source import iter_text_lines
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)`` for each non-blank line of a JSONL file.
+
+    The file is opened and decoded by :mod:`rederive.io.source` (regular file,
+    not compressed, UTF-8 line by line, BOM dropped).
 
     Raises
     ------
@@ -20,25 +24,30 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
         which (model, item) it was, so excluding it would hide a hole in the data.
     """
     name = relpath(path)
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"malformed JSON ({exc.msg} at column {exc.colno})", file=name, line=number
-                ) from None
-            except UnicodeDecodeError:
-                raise InputError("not valid UTF-8", file=name, line=number) from None
-            if not isinstance(record, dict):
-                raise InputError("each line must be a JSON object", file=name, line=number)
-            yield number, record
+    for number, line in enumerate(iter_text_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = _DECODER.decode(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"malformed JSON ({exc.msg} at column {exc.colno})", file=name, line=number
+            ) from None
+        except ValueError as exc:  # NaN / Infinity: not JSON, and not a usable value
+            raise InputError(str(exc), file=name, line=number) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply", file=name, line=number) from None
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object", file=name, line=number)
+        yield number, record
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON: write null for a missing value")
+
+
+# One decoder for all lines: json.loads with keyword arguments builds a new one per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def require_fields(record: dict, fields, *, file: str, line: int) -> None:
@@ -94,6 +103,25 @@ def require_type(
             message = f"expected {names}, got {value!r}"
         raise InputError(message, file=file, line=line, field=field)
     return value
+
+
+def require_id(record: dict, field: str, *, file: str, line: int) -> str:
+    """``record[field]`` as an identifier: non-blank text or an integer, as text.
+
+    A null, boolean, number with a fraction, list or object is an
+    :class:`InputError`: turned into text it would silently become a model or
+    item called ``"None"`` or ``"[1]"``.
+    """
+    value = require_type(
+        record,
+        field,
+        (str, int),
+        file=file,
+        line=line,
+        message=f"expected a name or id (text or integer), got {record[field]!r}",
+        valid=lambda v: str(v).strip() != "",
+    )
+    return str(value).strip()
 
 
 def require_unique(

@@ -15,7 +15,6 @@ came from, so any later error can point back at the cell a user has to fix.
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
@@ -23,7 +22,8 @@ import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, ensure_accounting
-from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
+from rederive.io.source import CsvRows, width_message
 
 COLUMNS = [
     "model",
@@ -38,8 +38,12 @@ COLUMNS = [
     "response",
 ]
 
-_TRUE = {"true", "yes", "correct", "c"}
-_FALSE = {"false", "no", "incorrect", "i"}
+# Only unambiguous spellings: "yes"/"c"/"correct" could as well be an answer
+# text that was meant to be graded, so they are refused, not guessed at.
+_TRUE = {"true"}
+_FALSE = {"false"}
+_MISSING = {"", "na", "nan", "null", "none"}
+ALLOWED = "a number in [0, 1], true/false, or blank/NA for a missing score"
 
 
 def empty_frame() -> pd.DataFrame:
@@ -102,8 +106,9 @@ def count_score(
 def parse_correct(value, *, file: str, line: int | None, field: str) -> float | None:
     """A score in [0, 1] from a cell or JSON value; ``None`` for a blank/null cell.
 
-    Accepts numbers in [0, 1], booleans, and the words true/false/correct/incorrect.
-    Anything else is an :class:`InputError`: a score we cannot read must not be
+    Accepts numbers in [0, 1], booleans and the words true/false (any case);
+    blank, NA, NaN, null and None are a missing score. Anything else, ``yes`` and
+    ``correct`` included, is an :class:`InputError`: a score we cannot read must not be
     guessed at (treating it as 0 would bias the model's accuracy down).
     """
     if value is None:
@@ -114,7 +119,7 @@ def parse_correct(value, *, file: str, line: int | None, field: str) -> float | 
         number = float(value)
     else:
         text = str(value).strip()
-        if text == "" or text.lower() in {"na", "nan", "null", "none"}:
+        if text.lower() in _MISSING:
             return None
         if text.lower() in _TRUE:
             return 1.0
@@ -124,7 +129,7 @@ def parse_correct(value, *, file: str, line: int | None, field: str) -> float | 
             number = float(text)
         except ValueError:
             raise InputError(
-                f"score {text!r} is not a number in [0, 1] or true/false",
+                f"score {text!r} is not {ALLOWED}",
                 file=file,
                 line=line,
                 field=field,
@@ -157,65 +162,49 @@ def read_matrix_csv(path: str | Path, *, task: str | None = None, accounting=Non
     name = relpath(path)
     task = task or Path(path).stem
     accounting = ensure_accounting(accounting, file=name)
-    try:
-        handle = open(path, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
     records = []
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InputError("empty file: expected a header row", file=name, line=1) from None
-        except UnicodeDecodeError:
-            raise InputError("not valid UTF-8", file=name, line=1) from None
-        models = [m.strip() for m in header[1:]]
-        if not models:
+    rows = iter(CsvRows(path))
+    try:
+        _, header = next(rows)
+    except StopIteration:
+        raise InputError("empty file: expected a header row", file=name, line=1) from None
+    models = [m.strip() for m in header[1:]]
+    if not models:
+        raise InputError(
+            "a matrix needs an item-id column and at least one model column", file=name, line=1
+        )
+    for position, model in enumerate(models, start=2):
+        if not model:
+            raise InputError(f"model column {position} has no name", file=name, line=1)
+    duplicated = sorted({m for m in models if models.count(m) > 1})
+    if duplicated:
+        raise InputError(f"model columns appear twice: {', '.join(duplicated)}", file=name, line=1)
+    seen: dict[str, int] = {}
+    for number, row in rows:
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(width_message(row, header), file=name, line=number)
+        item = row[0].strip()
+        if not item:
             raise InputError(
-                "a matrix needs an item-id column and at least one model column", file=name, line=1
+                "item id is blank", file=name, line=number, field=header[0] or "column 1"
             )
-        for position, model in enumerate(models, start=2):
-            if not model:
-                raise InputError(f"model column {position} has no name", file=name, line=1)
-        duplicated = sorted({m for m in models if models.count(m) > 1})
-        if duplicated:
-            raise InputError(
-                f"model columns appear twice: {', '.join(duplicated)}", file=name, line=1
-            )
-        seen: dict[str, int] = {}
-        try:
-            for number, row in enumerate(reader, start=2):
-                if not row or all(not cell.strip() for cell in row):
-                    continue
-                if len(row) != len(header):
-                    raise InputError(
-                        f"row has {len(row)} cells, the header has {len(header)}",
-                        file=name,
-                        line=number,
-                    )
-                item = row[0].strip()
-                if not item:
-                    raise InputError(
-                        "item id is blank", file=name, line=number, field=header[0] or "column 1"
-                    )
-                require_unique(
-                    seen,
-                    item,
-                    file=name,
-                    line=number,
-                    field=header[0] or "column 1",
-                    message="item id {key!r} already used on line {first}",
-                )
-                for model, cell in zip(models, row[1:], strict=True):
-                    accounting.rows_read += 1
-                    score = parse_correct(cell, file=name, line=number, field=model)
-                    if count_score(accounting, score, "missing score (blank cell)", number):
-                        records.append(graded_row(model, task, item, score, name, line=number))
-        except UnicodeDecodeError:
-            raise InputError("not valid UTF-8", file=name) from None
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", file=name, line=reader.line_num) from None
+        require_unique(
+            seen,
+            item,
+            file=name,
+            line=number,
+            field=header[0] or "column 1",
+            message="item id {key!r} already used on line {first}",
+        )
+        for model, cell in zip(models, row[1:], strict=True):
+            accounting.rows_read += 1
+            score = parse_correct(cell, file=name, line=number, field=model)
+            if count_score(accounting, score, "missing score (blank cell)", number):
+                records.append(graded_row(model, task, item, score, name, line=number))
+    if not seen:
+        raise InputError("the matrix has a header but no item rows", file=name)
     return frame_from_records(records)
 
 
@@ -223,29 +212,21 @@ _LONG_REQUIRED = ("model", "item_id", "correct")
 
 
 def _iter_long_csv(path: str | Path, name: str):
+    rows = iter(CsvRows(path))
     try:
-        handle = open(path, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=name) from None
-    with handle:
-        reader = csv.DictReader(handle)
-        try:
-            fields = reader.fieldnames or []
-            for field in _LONG_REQUIRED:
-                if field not in fields:
-                    raise InputError("required column is missing", file=name, line=1, field=field)
-            for row in reader:
-                if None in row:
-                    raise InputError(
-                        "row has more cells than the header", file=name, line=reader.line_num
-                    )
-                if all(v is None or not str(v).strip() for v in row.values()):
-                    continue
-                yield reader.line_num, row
-        except UnicodeDecodeError:
-            raise InputError("not valid UTF-8", file=name) from None
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", file=name, line=reader.line_num) from None
+        _, fields = next(rows)
+    except StopIteration:
+        raise InputError("empty file: expected a header row", file=name, line=1) from None
+    fields = [f.strip() for f in fields]
+    for field in _LONG_REQUIRED:
+        if field not in fields:
+            raise InputError("required column is missing", file=name, line=1, field=field)
+    for number, cells in rows:
+        if all(not cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(fields):
+            raise InputError(width_message(cells, fields), file=name, line=number)
+        yield number, dict(zip(fields, cells, strict=True))
 
 
 def _text(value) -> str | None:
@@ -285,7 +266,9 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     records = []
     has_epoch = None
     keys: dict[tuple, int] = {}
+    read = 0
     for number, row in rows:
+        read += 1
         accounting.rows_read += 1
         model = _text(row.get("model"))
         item = _text(row.get("item_id"))
@@ -343,10 +326,15 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
                 response=_text(row.get("response")),
             )
         )
+    if read == 0:
+        raise InputError("no graded rows in this file", file=name)
     return frame_from_records(records)
 
 
 def _iter_long_jsonl(path, name):
     for number, record in iter_jsonl(path):
         require_fields(record, _LONG_REQUIRED, file=name, line=number)
+        for field in ("model", "item_id"):
+            if record[field] is not None:  # null is reported as blank by read_long
+                require_id(record, field, file=name, line=number)
         yield number, record

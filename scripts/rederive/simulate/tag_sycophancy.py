@@ -46,10 +46,10 @@ from rederive.simulate.tag_sycophancy_panel import (
     ITEMS,
     RUBBER_STAMPERS,
     design_frame,
-    load_published,
     panel_value,
 )
 from rederive.stats.bootstrap import rng_for
+from rederive.studies.tag_sycophancy.published import load_published
 
 ARMS = ["ask", "tag", "tag_synonym", "stance", "tag_maybe"]
 OPTIONS = ["x", "y"]

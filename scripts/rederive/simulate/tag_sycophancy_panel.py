@@ -1,7 +1,8 @@
 """Design of the simulated tag-sycophancy panel: items, models, per-model truths.
 
 Published numbers are *not* written here: they are read from
-``raw/tag_sycophancy/published/*.csv`` (:func:`load_published`) and override the
+``raw/tag_sycophancy/published/*.csv`` (the study's
+:func:`~rederive.studies.tag_sycophancy.published.load_published`) and override the
 designed values of the models the paper names. Everything in this module is a
 designer's choice for the models and quantities the paper leaves open ("plausible
 fillers"), chosen so that the panel as a whole reproduces the paper's aggregates
@@ -14,8 +15,6 @@ models (arXiv 2607.23976), §2.1 (instrument), §2.3 (panel), §3 (results).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 
@@ -159,20 +158,6 @@ RUBBER_STAMPERS = [
 
 #: Floor-limited models the paper leaves unnamed ("two Gemini Flash models").
 UNNAMED_FLOOR = ["Gemini-2.5-Flash", "Gemini-3-Flash"]
-
-PUBLISHED_FILES = {
-    "model_effects": "model_effects.csv",
-    "floor_models": "floor_models.csv",
-    "lineages": "lineages.csv",
-    "composition": "composition.csv",
-    "panel": "panel.csv",
-}
-
-
-def load_published(published_dir: str | Path) -> dict[str, pd.DataFrame]:
-    """Read every published-number file of the study (``raw/.../published``)."""
-    root = Path(published_dir)
-    return {key: pd.read_csv(root / name) for key, name in PUBLISHED_FILES.items()}
 
 
 def panel_value(published: dict[str, pd.DataFrame], quantity: str) -> float:

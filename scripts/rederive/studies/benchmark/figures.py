@@ -120,18 +120,18 @@ def plot_pairwise(
 
 
 def plot_difficulty(difficulty: pd.DataFrame, note: str, png, pdf) -> None:
-    # Items every model passes or fails have a prior-only difficulty that drifts
-    # with the number of SVI epochs; drawing them would stretch the scale with
-    # numbers that carry no information, so they are counted in the title instead.
-    extreme = difficulty["extreme"].fillna("").astype(str) != ""
-    n_extreme = int(extreme.sum())
-    difficulty = difficulty[~extreme]
+    # A distribution plot draws the spread-matched estimate (posterior means are
+    # shrunk). Items every model passes or fails are finite and shrunk by the
+    # hierarchical prior, so they are drawn, and counted in the panel.
+    extreme = difficulty["extreme"].fillna("").astype(str)
+    n_pass, n_fail = int((extreme == "all correct").sum()), int((extreme == "all wrong").sum())
+    column = "difficulty_spread" if "difficulty_spread" in difficulty else "difficulty"
     categories = sorted(difficulty["category"].astype(str).unique())
     fig, ax = plt.subplots(figsize=(max(4.5, 0.6 * len(categories) + 2), 4))
     sns.violinplot(
         data=difficulty.assign(category=difficulty["category"].astype(str)),
         x="category",
-        y="difficulty",
+        y=column,
         order=categories,
         ax=ax,
         inner="quartile",
@@ -139,17 +139,20 @@ def plot_difficulty(difficulty: pd.DataFrame, note: str, png, pdf) -> None:
         color="C0",
     )
     ax.set_xlabel("Category")
-    ax.set_ylabel("1PL item difficulty (logit)")
+    ax.set_ylabel(
+        "1PL item difficulty (logit, spread-matched)"
+        if column != "difficulty"
+        else "1PL item difficulty (logit)"
+    )
     ax.set_title(f"Item difficulty by category ({len(difficulty):,} items)")
-    if n_extreme:
-        ax.text(
-            0.01,
-            0.99,
-            f"not drawn: {n_extreme:,} items all models pass or all fail (difficulty set by the prior)",
-            transform=ax.transAxes,
-            fontsize=7,
-            va="top",
-        )
+    ax.text(
+        0.01,
+        0.99,
+        f"all models pass: {n_pass:,}; all fail: {n_fail:,} (drawn, shrunk towards the rest)",
+        transform=ax.transAxes,
+        fontsize=7,
+        va="top",
+    )
     if len(categories) > 4:
         ax.tick_params(axis="x", rotation=45)
     fig.subplots_adjust(bottom=0.2)
@@ -173,7 +176,13 @@ def plot_ability(ability: pd.DataFrame, accuracy: pd.DataFrame, note: str, png, 
         label="conditional ML ability, item-bootstrap 95% CI",
     )
     ax.scatter(
-        frame["ability"], y, marker="x", color="C1", s=18, label="py-irt posterior mean", zorder=3
+        frame["ability_pyirt"],
+        y,
+        marker="x",
+        color="C1",
+        s=18,
+        label="py-irt posterior mean",
+        zorder=3,
     )
     ax.set_yticks(
         y, [f"{m}  ({a:.1f}%)" for m, a in zip(frame["model"], frame["accuracy_pct"], strict=True)]

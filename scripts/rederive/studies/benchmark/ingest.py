@@ -18,6 +18,7 @@ from rederive.io.hashing import sha256_file
 from rederive.io.inspect_log import read_eval_log
 from rederive.io.lm_eval import read_lm_eval_model_dir
 from rederive.io.tabular import read_long, read_matrix_csv
+from rederive.io.zipread import ZipLimits
 from rederive.runner import run
 
 
@@ -48,7 +49,9 @@ def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
         return read_eval_log(
             path,
             scorer=params["inspect"].get("scorer"),
+            reducer=params["inspect"].get("reducer"),
             category_field=params["inspect"].get("category_field"),
+            limits=ZipLimits.from_params(params.get("zip_limits")),
             accounting=accounting,
         )
     raise ValueError(f"unknown input format {fmt!r}")
@@ -64,7 +67,12 @@ def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
             path, filter_name=params["lm_eval"].get("filter"), metrics=params["lm_eval"]["metrics"]
         )
     if fmt == "inspect":
-        return inspect_log.reported_scores(path, scorer=params["inspect"].get("scorer"))
+        return inspect_log.reported_scores(
+            path,
+            scorer=params["inspect"].get("scorer"),
+            reducer=params["inspect"].get("reducer"),
+            limits=ZipLimits.from_params(params.get("zip_limits")),
+        )
     return pd.DataFrame(columns=REPORTED_COLUMNS)
 
 
@@ -73,6 +81,10 @@ def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
         study="benchmark", run=run_id, file=relpath(path), sha256=content_hash(files)
     )
     frame = read_run(fmt, path, params=params, accounting=accounting)
+    if "metric" not in frame.columns:
+        # Formats without a per-sample metric name: the score is the file's 0/1 or
+        # partial credit, called "correct" in the tables.
+        frame["metric"] = pd.array(["correct"] * len(frame), dtype="string")
     frame.insert(0, "run", run_id)
     frame.insert(1, "format", fmt)
     accounting.check_balance()

@@ -22,6 +22,7 @@ from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_for
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import round_half_up
+from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
 from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
 
 
@@ -72,19 +73,28 @@ def pair_counts(
 
 
 def pairwise(
-    matrix: pd.DataFrame, clusters, *, n_boot: int, seed: int, fdr_q: float
+    matrix: pd.DataFrame,
+    clusters,
+    *,
+    n_boot: int,
+    seed: int,
+    fdr_q: float,
+    small: dict[str, bool] | None = None,
 ) -> pd.DataFrame:
     """All unordered model pairs: paired difference (a − b) in points, CI, p, BH q.
 
     Pairs are oriented so that ``a`` is the model with the higher accuracy (ties by
     name), which makes ``diff_pct`` non-negative and the table easier to read.
+    A pair with a small-n member (``small``, model → flag) keeps its difference
+    and p but is left out of the BH family: q NaN, never significant.
     """
     values = matrix.to_numpy(dtype=float)
     boot = bootstrap_mean(values, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, "pairwise"))
     order = sorted(range(len(matrix.columns)), key=lambda j: (-boot.estimate[j], matrix.columns[j]))
     names = [matrix.columns[j] for j in order]
     table = pairwise_differences(names, boot.estimate[order], boot.replicates[:, order])
-    reject, qvalues = bh_adjust(table["p_value"].to_numpy(), fdr_q)
+    out_of_family = pair_mask(table["a"], table["b"], small or {})
+    reject, qvalues = bh_adjust(np.where(out_of_family, np.nan, table["p_value"]), fdr_q)
     index = {name: j for j, name in enumerate(matrix.columns)}
     n_items, a_only, b_only = pair_counts(
         values,
@@ -106,6 +116,7 @@ def pairwise(
             "p_value": table["p_value"],
             "q_value": qvalues,
             "significant": reject,
+            SMALL_N: out_of_family,
             "fdr_q": fdr_q,
             "n_boot": n_boot,
             "seed": seed,
@@ -115,7 +126,20 @@ def pairwise(
 
 
 def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Rank range per model and the models it is tied with (not separable at q)."""
+    """Rank range per model and the models it is tied with (not separable at q).
+
+    Small-n models (``small_n`` in ``accuracy``) are listed last without a rank;
+    the ranked models are ranked among themselves.
+    """
+    small = (
+        accuracy[SMALL_N].astype(bool)
+        if SMALL_N in accuracy
+        else pd.Series(False, index=accuracy.index)
+    )
+    unranked = accuracy[small]
+    accuracy = accuracy[~small]
+    ranked = set(accuracy["model"])
+    pairs = pairs[pairs["a"].isin(ranked) & pairs["b"].isin(ranked)]
     models = list(accuracy["model"])
     n = len(models)
     better = dict.fromkeys(models, 0)
@@ -142,6 +166,14 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     ]
     out["n_tied"] = [len(ties[m]) for m in models]
     out["tied_with"] = ["; ".join(sorted(ties[m], key=position.get)) for m in models]
+    out[SMALL_N] = False
+    if len(unranked):
+        rest = unranked[["model", "accuracy_pct", "ci_low_pct", "ci_high_pct"]].copy()
+        rest.insert(0, "order", range(n + 1, n + 1 + len(rest)))
+        rest = rest.assign(rank="small n", n_tied=0, tied_with="", **{SMALL_N: True})
+        out = pd.concat([out, rest], ignore_index=True)
+        for column in ("rank_best", "rank_worst"):
+            out[column] = out[column].astype("Int64")
     return out
 
 
@@ -173,15 +205,22 @@ def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
     accuracy = pd.read_csv(snakemake.input.accuracy)
+    small = dict(zip(accuracy["model"], accuracy[SMALL_N].astype(bool), strict=True))
     pairs = pairwise(
-        matrix, clusters_for(items, p.cluster_by), n_boot=p.n_boot, seed=p.seed, fdr_q=p.fdr_q
+        matrix,
+        clusters_for(items, p.cluster_by),
+        n_boot=p.n_boot,
+        seed=p.seed,
+        fdr_q=p.fdr_q,
+        small=small,
     )
     pct = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1}
     write_csv(fixed_decimals(pairs, pct), snakemake.output.pairwise, float_format="%.6g")
     rank = ranking(accuracy, pairs)
     write_csv(rank, snakemake.output.ranking, float_format="%.1f")
     with open(snakemake.output.tex, "w") as handle:
-        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=p.data_note))
+        note = excluded_note([m for m, f in small.items() if f], p.min_n)
+        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=f"{p.data_note} {note}".strip()))
 
 
 if __name__ == "__main__" and "snakemake" in globals():

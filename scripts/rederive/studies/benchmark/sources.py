@@ -9,7 +9,7 @@ format     layout                                  one run is
 matrix     ``matrix/<name>.csv``                   the file (items × models)
 long       ``long/<name>.csv`` / ``.jsonl``        the file
 lm_eval    ``lm_eval/<model>/samples_*.jsonl``     one model folder of ``--output_path``
-inspect    ``inspect/<name>.eval`` (recursive)     one log (one task × model)
+inspect    ``inspect/<name>.eval`` or ``.json``    one log (one task × model), any depth
 =========  ======================================  =================================
 
 The run id is ``<format>-<name>`` with characters other than letters, digits,
@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FORMATS = ("matrix", "long", "lm_eval", "inspect")
+# Files Inspect writes into a log folder that are not logs (inspect_ai/log/_file.py,
+# _eval/evalset.py).
+INSPECT_MANIFESTS = {"logs.json", "eval-set.json", "listing.json"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,9 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
             rel = folder.relative_to(dirs["lm_eval"])
             add("lm_eval", str(rel) if str(rel) != "." else folder.name, folder)
     if dirs["inspect"].is_dir():
-        for path in sorted(dirs["inspect"].rglob("*.eval")):
+        # .json logs too (log_format="json"), but not the manifests Inspect writes
+        # beside them; any other .json that is not a log is an error, never skipped.
+        logs = [*dirs["inspect"].rglob("*.eval"), *dirs["inspect"].rglob("*.json")]
+        for path in sorted(p for p in logs if p.name not in INSPECT_MANIFESTS):
             add("inspect", str(path.relative_to(dirs["inspect"]).with_suffix("")), path)
     return dict(sorted(found.items()))

@@ -13,10 +13,18 @@ References
 Gao, W., et al. (2026). arXiv:2606.15127, Abstract, §1, §3 eq. (4), §4.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-from rederive.check import Check, write_published_check
+from rederive.check import (
+    Check,
+    published_available,
+    write_no_published_check,
+    write_published_check,
+)
+from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
 from rederive.studies.bias_awareness.output import SIMULATED_TEXT
@@ -187,9 +195,18 @@ def claim_checks(comparisons: pd.DataFrame) -> list[Check]:
     return checks
 
 
+PUBLISHED_FILE = "bias_awareness_headline.csv"
+TITLE = "bias_awareness: published check"
+
+
 def main(snakemake):
     p = snakemake.params
-    published = pd.read_csv(snakemake.input.published)
+    if not published_available(p.published_dir, [PUBLISHED_FILE]):
+        write_no_published_check(
+            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+        )
+        return
+    published = read_csv_frame(Path(p.published_dir) / PUBLISHED_FILE)
     rates = pd.read_csv(snakemake.input.rates)
     comparisons = pd.read_csv(snakemake.input.comparisons)
     checks = (
@@ -197,11 +214,20 @@ def main(snakemake):
         + identity_checks(published, rates)
         + claim_checks(comparisons)
     )
+    # Power of the abstract's contrasts (rederive.studies.bias_awareness.power).
+    from rederive.studies.bias_awareness.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(snakemake.input.power),
+        snakemake.input.published,
+        alpha=p.power["alpha"],
+        power=p.power["target"],
+    )
     frame = write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
-        title="bias_awareness: published check",
+        title=TITLE,
         preamble="Bias awareness (seed 001): every result number the paper states, recomputed from "
         f"the raw runs, cells within {p.tolerance} percentage points of the printed value "
         "(unrounded ours).",

@@ -62,7 +62,7 @@ def main(snakemake):
     p = snakemake.params
     trials = biased_trials(snakemake.input.db)
     rates, boot = compute_rates(trials, seed=p.seed, n_boot=p.n_boot, level=p.level)
-    table = model_comparisons(rates, boot, fdr_q=p.fdr_q)
+    table = model_comparisons(rates, boot, fdr_q=p.fdr_q, min_n=p.min_n)
     table["n_boot"] = p.n_boot
     table["seed"] = p.seed
     write_csv(table, snakemake.output.csv)

@@ -33,7 +33,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields, require_type
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.bias_awareness import BIASES, CONDITIONS, STUDY, UNBIASED
 from rederive.studies.bias_awareness.awareness import keyword_signals, rules_from_config
 from rederive.studies.bias_awareness.extract import extract_answer, is_correct, parse_given_answer
@@ -103,7 +103,15 @@ def read_run(path, items: pd.DataFrame, *, run: str) -> tuple[pd.DataFrame, Acco
                 line=line,
                 field="bias",
             )
-        this_model = str(rec["model"])
+        this_model = require_type(
+            rec,
+            "model",
+            str,
+            file=name,
+            line=line,
+            message=f"expected the model name, got {rec['model']!r}",
+            valid=lambda v: v.strip() != "",
+        )
         if model is None:
             model = this_model
         elif this_model != model:
@@ -125,7 +133,7 @@ def read_run(path, items: pd.DataFrame, *, run: str) -> tuple[pd.DataFrame, Acco
             message=f"expected the response text, got {type(rec['response']).__name__}",
         )
         judge = judge_label(rec.get("judge_aware"), file=name, line=line)
-        qid = str(rec["question_id"])
+        qid = require_id(rec, "question_id", file=name, line=line)
         if qid not in gold:
             acct.exclude("unknown_question", line)
             continue

@@ -14,7 +14,13 @@ import numbers
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
+from rederive.io.jsonl import (
+    iter_jsonl,
+    require_fields,
+    require_id,
+    require_type,
+    require_unique,
+)
 from rederive.studies.bias_awareness.extract import normalise_number
 
 ITEM_FIELDS = [
@@ -65,7 +71,7 @@ def read_items(path) -> pd.DataFrame:
     rows, seen = [], {}
     for line, record in iter_jsonl(path):
         require_fields(record, ITEM_FIELDS, file=name, line=line)
-        qid = str(record["question_id"])
+        qid = require_id(record, "question_id", file=name, line=line)
         require_unique(seen, qid, file=name, line=line, field="question_id")
         for field in ("question", "inject_B4", "inject_B5", "inject_B6"):
             require_type(
@@ -82,7 +88,7 @@ def read_items(path) -> pd.DataFrame:
                 "question_id": qid,
                 "question": record["question"],
                 "gold": _number(record, "gold", file=name, line=line),
-                "difficulty": str(record["difficulty"]),
+                "difficulty": require_id(record, "difficulty", file=name, line=line),
                 "inject_B4": record["inject_B4"],
                 "inject_B5": record["inject_B5"],
                 "anchor_B5": _number(record, "anchor_B5", file=name, line=line),

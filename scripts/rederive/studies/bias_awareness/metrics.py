@@ -21,6 +21,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, percentile_ci
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up, wilson_interval
+from rederive.stats.small_n import SMALL_N, pair_mask, small_n_flags
 from rederive.studies.bias_awareness import BIASES, POOLED
 
 #: quantity -> (numerator indicator, denominator indicator, primary CI method).
@@ -196,11 +197,12 @@ def rate_table(
     return pd.DataFrame(rows), boot
 
 
-def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float) -> pd.DataFrame:
+def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1) -> pd.DataFrame:
     """Paired model differences (percentage points) with bootstrap p and BH q.
 
     All pairs of models, per bias cell and pooled, for each of :data:`COMPARED`;
-    the BH family is every comparison in the returned table.
+    the BH family is every comparison in the returned table except those with a
+    rate over fewer than ``min_n`` cases (``small_n``: q NaN, never rejected).
     """
     frames = []
     for (bias, quantity), group in table.groupby(["bias", "quantity"], sort=False):
@@ -210,10 +212,12 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float) -> pd.DataFram
         diffs = pairwise_differences(
             group["model"].tolist(), boot.estimate[idx], boot.replicates[:, idx]
         )
+        small = dict(zip(group["model"], small_n_flags(group["denominator"], min_n), strict=True))
+        diffs[SMALL_N] = pair_mask(diffs["a"], diffs["b"], small)
         diffs.insert(0, "quantity", quantity)
         diffs.insert(0, "bias", bias)
         frames.append(diffs)
-    columns = ["bias", "quantity", "a", "b", "diff", "ci_low", "ci_high", "p_value"]
+    columns = ["bias", "quantity", "a", "b", "diff", "ci_low", "ci_high", "p_value", SMALL_N]
     if not frames:
         out = pd.DataFrame(columns=[*columns, "q_value", "reject"])
         return out
@@ -221,7 +225,8 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float) -> pd.DataFram
     for column in ("diff", "ci_low", "ci_high"):
         # Percentage points at two decimals: pooled differences are often < 0.1 pp.
         out[column] = [round_half_up(100 * v, 2) for v in out[column]]
-    reject, qvalues = bh_adjust(out["p_value"].to_numpy(), fdr_q)
+    p_family = np.where(out[SMALL_N].astype(bool), np.nan, out["p_value"].astype(float))
+    reject, qvalues = bh_adjust(p_family, fdr_q)
     out["q_value"] = qvalues
     out["reject"] = reject
     out["fdr_q"] = fdr_q

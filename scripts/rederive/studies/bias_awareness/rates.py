@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.stats.bootstrap import rng_for
+from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.bias_awareness import STUDY
 from rederive.studies.bias_awareness.metrics import outcome_shares, rate_table
 from rederive.studies.bias_awareness.output import (
@@ -98,8 +99,10 @@ def main(snakemake):
     p = snakemake.params
     trials = biased_trials(snakemake.input.db)
     rates, _ = compute_rates(trials, seed=p.seed, n_boot=p.n_boot, level=p.level)
-    write_csv(sort_cells(rates), snakemake.output.rates)
     table = main_table(rates)
+    rates[SMALL_N] = small_n_flags(rates["denominator"], p.min_n)
+    table[SMALL_N] = small_n_flags(table["n"], p.min_n)
+    write_csv(sort_cells(rates), snakemake.output.rates)
     write_csv(table, snakemake.output.main_csv)
     Path(snakemake.output.main_tex).write_text(
         main_latex(table, level=p.level, simulated=bool(p.simulated))

@@ -12,7 +12,13 @@ import math
 import pandas as pd
 from scipy import stats
 
-from rederive.check import Check, write_published_check
+from rederive.check import (
+    Check,
+    published_available,
+    write_no_published_check,
+    write_published_check,
+)
+from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
 STUDY = "cot_loadbearing"
@@ -29,7 +35,7 @@ def _identity(table, item, quantity, published, ours, tolerance, note) -> Check:
 
 
 def load_published(paths) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
+    frames = [read_csv_frame(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -244,9 +250,26 @@ def identities(published: pd.DataFrame) -> list[Check]:
     return checks
 
 
+#: The published tables the checks and identities read (``<raw_dir>/published``).
+PUBLISHED_FILES = (
+    "gradients.csv",
+    "judge.csv",
+    "models.csv",
+    "table1.csv",
+    "table2.csv",
+    "table5.csv",
+)
+TITLE = "cot_loadbearing: published check"
+
+
 def main(snakemake) -> None:
     p = snakemake.params
     i = snakemake.input
+    if not published_available(p.published_dir, PUBLISHED_FILES):
+        write_no_published_check(
+            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+        )
+        return
     tables = {
         "table1": pd.read_csv(i.table1),
         "table2": pd.read_csv(i.table2),
@@ -262,11 +285,17 @@ def main(snakemake) -> None:
     checks = cell_checks(published, our_values(tables, p.decoupling_subject)) + identities(
         published
     )
+    # Power of Table 2's contrasts (rederive.studies.cot_loadbearing.power).
+    from rederive.studies.cot_loadbearing.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(i.power), published, alpha=p.power["alpha"], power=p.power["target"]
+    )
     write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
-        title="cot_loadbearing: published check",
+        title=TITLE,
         preamble="Recomputed from the raw continuations and compared with paper 003.",
         data_note=SIMULATED_NOTE if p.simulated else "",
     )

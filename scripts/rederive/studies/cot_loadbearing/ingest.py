@@ -20,7 +20,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields, require_type
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.runner import run
 from rederive.studies.cot_loadbearing.classify import LABELS, rule_labels
 
@@ -119,8 +119,8 @@ def validate_record(record: dict, *, file: str, line: int) -> dict:
         strength = _choice(record, "strength", STRENGTHS, **where)
     n_steps = _integer(record, "n_steps", 2, 10_000, **where)
     out = {
-        "model": _text(record, "model", **where),
-        "problem_id": _text(record, "problem_id", **where),
+        "model": require_id(record, "model", **where),
+        "problem_id": require_id(record, "problem_id", **where),
         "dataset": _choice(record, "dataset", DATASETS, **where),
         "subject": _text(record, "subject", **where),
         "difficulty": _integer(record, "difficulty", 1, 4, **where),

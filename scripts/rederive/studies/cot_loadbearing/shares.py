@@ -11,6 +11,7 @@ from rederive.io.warehouse import query
 from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.cot_loadbearing.common import (
     ci_text,
     clustered_shares,
@@ -52,8 +53,8 @@ def main_shares(
     return table.reset_index(drop=True)
 
 
-def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> pd.DataFrame:
-    """Table 2: C rate by perturbation family on GSM8K and on one hard BBH subtask."""
+def decoupling_rows(rows: pd.DataFrame, subject: str) -> pd.DataFrame:
+    """The continuations behind Table 2, with ``condition`` and ``perturbation``."""
     keep = rows[rows["experiment"].isin(["main", "decoupling"])]
     gsm = keep[keep["dataset"] == "gsm8k"].assign(condition="gsm8k")
     hard = keep[(keep["dataset"] == "bbh") & (keep["subject"] == subject)].assign(
@@ -61,6 +62,12 @@ def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> p
     )
     both = pd.concat([gsm, hard], ignore_index=True)
     both["perturbation"] = both["family"].map(FAMILY_NAME)
+    return both
+
+
+def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> pd.DataFrame:
+    """Table 2: C rate by perturbation family on GSM8K and on one hard BBH subtask."""
+    both = decoupling_rows(rows, subject)
     long = clustered_shares(
         both, ["model", "condition", "perturbation"], n_boot=n_boot, seed=seed, key="table2"
     )
@@ -154,6 +161,7 @@ def main(snakemake) -> None:
     rows = production_rows(snakemake.input.db, p.production)
     baselines = query(snakemake.input.db, "SELECT * FROM baselines ORDER BY model, dataset")
     table = main_shares(rows, baselines, n_boot=p.n_boot, seed=p.seed)
+    table[SMALL_N] = small_n_flags(table["n_labelled"].fillna(0), p.min_n)
     write_csv(table, snakemake.output.table1)
     model = p.main_model if p.main_model in set(table["model"]) else sorted(table["model"])[0]
     with open(snakemake.output.table1_tex, "w") as handle:

@@ -7,10 +7,13 @@ Paper 003 (CoT load-bearing), §4 (setup: problems, accuracy, baselines).
 
 import logging
 
+import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
+from rederive.io.accounting import load_runs
+from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
 log = logging.getLogger(__name__)
@@ -21,16 +24,13 @@ BASELINE_COLUMNS = ("model", "dataset", "n_problems", "n_correct", "n_baselines"
 def read_baselines(path) -> pd.DataFrame:
     """``baselines.csv``: per model × dataset, problems tried, solved, kept as baselines."""
     name = relpath(path)
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise InputError(f"cannot read CSV ({exc})", file=name) from None
+    frame = read_csv_frame(path)
     for column in BASELINE_COLUMNS:
         if column not in frame.columns:
             raise InputError("required column is missing", file=name, field=column)
     for column in BASELINE_COLUMNS[2:]:
         values = pd.to_numeric(frame[column], errors="coerce")
-        bad = values.isna() | (values < 0) | (values != values.round())
+        bad = ~np.isfinite(values) | (values < 0) | (values != values.round())
         if bad.any():
             line = int(bad.to_numpy().nonzero()[0][0]) + 2
             raise InputError("must be a non-negative integer", file=name, line=line, field=column)
@@ -45,7 +45,12 @@ def read_baselines(path) -> pd.DataFrame:
 
 
 def main(snakemake) -> None:
+    load_runs(snakemake.input.accounting)  # refuses two files with identical content
     labelled = warehouse.read_labelled(snakemake.input.labelled)
+    # The layout is runs/<model>.jsonl: a model in two files is a copy or a mix-up.
+    warehouse.check_one_run_per_model(
+        labelled, advice="keep one run file per model (runs/<model>.jsonl)", field="model"
+    )
     continuations = labelled.sort_values(["run", "line"], kind="stable")
     baselines = read_baselines(snakemake.input.baselines)
     warehouse.build(

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.check import Check
+from rederive.io.source import read_csv_frame
 from rederive.stats.rates import percent, rounding_compatible
 from rederive.stats.similarity import jaccard_from_co_failure
 
@@ -44,17 +45,17 @@ def _pair_key(a: str, b: str) -> tuple[str, str]:
 def _published(published_dir: Path) -> dict[str, pd.DataFrame]:
     d = Path(published_dir)
     tables = {
-        "t1": pd.read_csv(d / "salitrap_table1_tar_hfr.csv"),
-        "t2": pd.read_csv(d / "salitrap_table2_scr_si.csv"),
-        "t3": pd.read_csv(d / "salitrap_table3_dataset.csv"),
-        "t5": pd.read_csv(d / "salitrap_table5_pairs.csv"),
-        "t6": pd.read_csv(d / "salitrap_table6_liberation.csv"),
-        "t7": pd.read_csv(
+        "t1": read_csv_frame(d / "salitrap_table1_tar_hfr.csv"),
+        "t2": read_csv_frame(d / "salitrap_table2_scr_si.csv"),
+        "t3": read_csv_frame(d / "salitrap_table3_dataset.csv"),
+        "t5": read_csv_frame(d / "salitrap_table5_pairs.csv"),
+        "t6": read_csv_frame(d / "salitrap_table6_liberation.csv"),
+        "t7": read_csv_frame(
             d / "salitrap_table7_interventions.csv", dtype={"TAR_delta_vs_control_as_printed": str}
         ),
     }
     all_fail = d / "salitrap_table5_all_fail.csv"
-    tables["t5_all"] = pd.read_csv(all_fail) if all_fail.exists() else None
+    tables["t5_all"] = read_csv_frame(all_fail) if all_fail.exists() else None
     return tables
 
 

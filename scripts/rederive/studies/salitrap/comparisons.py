@@ -23,6 +23,7 @@ from rederive.report.latex import booktabs
 from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, rng_for
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up
+from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask, small_n_flags
 from rederive.studies.salitrap.common import CONTROL, is_simulated, load, simulated_notes, write_csv
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
 
@@ -37,6 +38,7 @@ PAIR_COLUMNS = [
     "p_value",
     "q_value",
     "significant",
+    SMALL_N,
     "fdr_q",
     "ci_method",
     "n_clusters",
@@ -54,8 +56,13 @@ def pairwise_tar(
     level: float,
     seed: int,
     q: float,
+    min_n: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paired bootstrap comparison of every model pair's TAR.
+
+    A model with fewer than ``min_n`` valid control rows is small-n
+    (:mod:`rederive.stats.small_n`): its pairs keep their difference, CI and p
+    but are left out of the BH family (q NaN, never significant).
 
     Parameters
     ----------
@@ -90,6 +97,7 @@ def pairwise_tar(
     estimates["tar"] = [
         percent(k, n) for k, n in zip(estimates.numerator, estimates.denominator, strict=True)
     ]
+    estimates[SMALL_N] = small_n_flags(estimates["denominator"], min_n)
     # Columns in rank order, so every pair reads (higher-ranked, lower-ranked) and
     # its difference as "a beats b by".
     ranked = estimates.sort_values(["tar_exact", "model"], ascending=[False, True], kind="stable")
@@ -97,7 +105,10 @@ def pairwise_tar(
     diffs = pairwise_differences(
         ranked["model"], boot.estimate[order] * 100, boot.replicates[:, order] * 100, level
     )
-    reject, qvals = bh_adjust(diffs["p_value"].to_numpy(), q)
+    small = pair_mask(
+        diffs["a"], diffs["b"], dict(zip(ranked["model"], ranked[SMALL_N], strict=True))
+    )
+    reject, qvals = bh_adjust(np.where(small, np.nan, diffs["p_value"].to_numpy()), q)
     tar = ranked.set_index("model")["tar"]
     pairs = pd.DataFrame(
         {
@@ -111,6 +122,7 @@ def pairwise_tar(
             "p_value": diffs["p_value"],
             "q_value": qvals,
             "significant": reject,
+            SMALL_N: small,
             "fdr_q": q,
             "ci_method": f"percentile, bootstrap over {boot.n_clusters} seed clusters, paired by item",
             "n_clusters": boot.n_clusters,
@@ -127,12 +139,20 @@ def ranking(pairs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
 
     ``tier`` starts at 1 and increases whenever a model is significantly below
     the model ranked just above it, so models sharing a tier are not separable
-    from their neighbours at the configured FDR.
+    from their neighbours at the configured FDR. Small-n models are listed after
+    the ranked ones with no rank or tier.
     """
     key = {
         (a, b): row
         for a, b, row in zip(pairs.model_a, pairs.model_b, pairs.itertuples(), strict=True)
     }
+    small = (
+        estimates[SMALL_N].astype(bool)
+        if SMALL_N in estimates
+        else pd.Series(False, index=estimates.index)
+    )
+    unranked = estimates[small]
+    estimates = estimates[~small].reset_index(drop=True)
     models = list(estimates["model"])
     rows, tier = [], 1
     for i, model in enumerate(models):
@@ -159,20 +179,44 @@ def ranking(pairs: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
                 "significantly_above_count": int(
                     (pairs["significant"] & (pairs["model_a"] == model)).sum()
                 ),
+                SMALL_N: False,
             }
         )
-    return pd.DataFrame(rows)
+    for est in unranked.itertuples(index=False):
+        rows.append(
+            {
+                "rank": np.nan,
+                "model": est.model,
+                "tar": est.tar,
+                "numerator": int(est.numerator),
+                "denominator": int(est.denominator),
+                "q_vs_above": np.nan,
+                "q_vs_below": np.nan,
+                "separable_from_above": None,
+                "separable_from_below": None,
+                "tier": np.nan,
+                "significantly_below_count": 0,
+                "significantly_above_count": 0,
+                SMALL_N: True,
+            }
+        )
+    table = pd.DataFrame(rows)
+    for column in ("rank", "tier"):
+        table[column] = table[column].astype("Int64")
+    return table
 
 
-def latex(rank_table: pd.DataFrame, q: float, *, simulated: bool) -> str:
+def latex(rank_table: pd.DataFrame, q: float, *, simulated: bool, min_n: int = 1) -> str:
     body = rank_table[["rank", "model", "tar", "tier", "q_vs_above", "q_vs_below"]].copy()
     for column in ("q_vs_above", "q_vs_below"):
         body[column] = body[column].map(lambda v: "--" if pd.isna(v) else f"{v:.3f}")
-    body["rank"] = body["rank"].astype(str)
-    body["tier"] = body["tier"].astype(str)
+    body["rank"] = body["rank"].map(lambda v: "--" if pd.isna(v) else str(v))
+    body["tier"] = body["tier"].map(lambda v: "--" if pd.isna(v) else str(v))
+    small = rank_table.loc[rank_table[SMALL_N].astype(bool), "model"]
     notes = simulated_notes(
         f"Tier: a new tier starts when a model's TAR is below its upper neighbour's at BH FDR "
-        f"q = {q}; q-values from a paired, seed-clustered bootstrap.",
+        f"q = {q}; q-values from a paired, seed-clustered bootstrap. "
+        + excluded_note(small, min_n, what="valid control rows"),
         simulated,
     )
     return booktabs(
@@ -195,12 +239,13 @@ def main(snakemake):
         metric=metrics["TAR"],
         **p.bootstrap,
         q=p.q,
+        min_n=p.min_n,
     )
     rank_table = ranking(pairs, estimates)
     write_csv(pairs, snakemake.output.pairs)
     write_csv(rank_table, snakemake.output.ranking)
     Path(snakemake.output.ranking_tex).write_text(
-        latex(rank_table, p.q, simulated=is_simulated(p.raw_dir))
+        latex(rank_table, p.q, simulated=is_simulated(p.raw_dir), min_n=p.min_n)
     )
 
 

@@ -25,10 +25,15 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.salitrap.items import dimension_of
 
 RUN_FIELDS = ["item_id", "model_id", "seed_id", "dimension_tag", "judge_label", "skipped", "error"]
+
+
+def _non_blank(value: str) -> bool:
+    return value.strip() != ""
+
 
 LABELLED_COLUMNS = [
     "run",
@@ -83,6 +88,17 @@ def label_run(
     for line, rec in iter_jsonl(path):
         acct.rows_read += 1
         require_fields(rec, RUN_FIELDS, file=name, line=line)
+        # A null or numeric model would become a model called "None" / "3".
+        model_id = require_type(
+            rec,
+            "model_id",
+            str,
+            file=name,
+            line=line,
+            message=f"expected the model name, got {rec['model_id']!r}",
+            valid=_non_blank,
+        )
+        item_id = require_id(rec, "item_id", file=name, line=line)
         condition = rec.get("condition") or "control"
         if condition not in conditions:
             raise InputError(
@@ -107,7 +123,6 @@ def label_run(
                 line=line,
                 field="judge_label",
             )
-        item_id = str(rec["item_id"])
         if item_id not in by_item:
             acct.exclude("unknown_item", line)
             continue
@@ -141,7 +156,7 @@ def label_run(
         if rec["error"] not in (None, ""):
             acct.exclude("api_error", line)
             continue
-        key = (str(rec["model_id"]), item_id, condition)
+        key = (model_id.strip(), item_id, condition)
         if key in first_seen:
             first_line, first_label = first_seen[key]
             if first_label != label:

@@ -8,12 +8,24 @@ seed clusters of items and re-solves every model's ability by maximum likelihood
 with the fitted difficulties held fixed (a conditional bootstrap: it leaves out
 the uncertainty of the difficulties, see that function's notes).
 
+Which difficulty is reported: ``difficulty`` is py-irt's posterior mean (the fit
+starts at the classical marginal-ML estimate, ``difficulty_mml``; see
+:mod:`rederive.stats.irt`), centred so the mean item difficulty is 0, with its
+posterior SD and a normal 95% interval beside it. Posterior means are shrunk
+towards the mean, so their spread under-states the spread of the items (on the
+SaliTrap shape by 15-20 %); ``difficulty_spread`` is the constrained-Bayes
+estimate (Ghosh 1992: the posterior means stretched so their variance matches
+the posterior expected variance of the true difficulties), which Fig 4 (a, b)
+and the per-dimension summary use. Items every model passes (or fails) are kept,
+finite and shrunk, with a wide interval, flagged in ``extreme`` and counted.
+
 Which ability is reported: ``ability`` is the *conditional maximum-likelihood*
 estimate on all items given py-irt's difficulties, the estimate the bootstrap
 interval belongs to (py-irt's posterior means are a few per cent more spread out
 and carry the Monte-Carlo noise of the SVI fit; the interval would not be centred
 on them). py-irt's posterior mean is kept as ``ability_pyirt``. A model with a
-perfect or zero score has an infinite ML ability (reported as ``inf``/``-inf``).
+perfect or zero score has an infinite ML ability: it is reported as NaN with the
+reason in ``ability_note`` and gets no rank (:mod:`rederive.stats.small_n`).
 
 Here we add the SaliTrap reading: difficulty per trap dimension (Fig 4 a–b),
 ability against TAR with Spearman ρ (Fig 4 c) and naturalness against difficulty
@@ -32,6 +44,8 @@ Lalor, J. P. & Rodriguez, P. (2023). py-irt: A scalable item response theory lib
 """
 
 import logging
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -39,6 +53,7 @@ from scipy.stats import linregress, pearsonr, spearmanr
 
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.salitrap.common import CONTROL, OVERALL, load, present_dimensions, write_csv
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
 
@@ -86,8 +101,42 @@ def abilities(
     else:
         table = ability_given_difficulty(responses, result.difficulty).to_frame()
         table = table.assign(se_boot=np.nan, ci_low=np.nan, ci_high=np.nan, n_nonfinite=0)
-    table = table[ABILITY_COLUMNS].assign(ability_pyirt=result.ability.reindex(responses.index))
+    table = table[ABILITY_COLUMNS].assign(
+        ability_pyirt=result.ability.reindex(responses.index),
+        ability_pyirt_sd=result.ability_sd.reindex(responses.index),
+    )
     return table.rename_axis("model").reset_index()
+
+
+def irt_not_estimable(responses: pd.DataFrame) -> str:
+    """Why no 1PL can be fitted to ``responses`` ("" when one can).
+
+    Separating ability from difficulty needs at least two models and two items.
+    """
+    n_models, n_items = responses.shape
+    if n_models < 2 or n_items < 2:
+        return f"1PL not fitted: needs at least 2 models and 2 items, got {n_models} x {n_items}"
+    return ""
+
+
+def _spearman(x, y):
+    """Spearman ρ over the rows where both are finite; NaN with fewer than 3."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        return SimpleNamespace(statistic=np.nan, pvalue=np.nan)
+    return spearmanr(x[ok], y[ok])
+
+
+def _naturalness_trend(nat: pd.DataFrame):
+    """Pearson r and OLS line of difficulty on naturalness; NaN with fewer than 3 items."""
+    if len(nat) < 3 or nat["naturalness"].nunique() < 2:
+        blank = SimpleNamespace(statistic=np.nan, pvalue=np.nan, slope=np.nan, intercept=np.nan)
+        return blank, blank
+    return (
+        pearsonr(nat["naturalness"], nat["difficulty"]),
+        linregress(nat["naturalness"], nat["difficulty"]),
+    )
 
 
 def summarise(
@@ -96,8 +145,15 @@ def summarise(
     responses: pd.DataFrame,
     dimensions: list[str],
     settings: dict,
+    min_n: int = 1,
+    not_fitted: str = "",
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Ability table with TAR, per-dimension difficulty summary, fit statistics."""
+    """Ability table with TAR, per-dimension difficulty summary, fit statistics.
+
+    A perfect or zero score has no finite ML ability: the table shows NaN (and
+    no interval) with the reason in ``ability_note``; such models and small-n
+    ones (fewer than ``min_n`` answered items) get no rank.
+    """
     passes = responses.sum(axis=1)
     answered = responses.notna().sum(axis=1)
     ability = ability.assign(
@@ -105,18 +161,31 @@ def summarise(
         answered=answered.reindex(ability["model"]).to_numpy().astype(int),
     )
     ability["tar"] = [percent(k, n) for k, n in zip(ability.passes, ability.answered, strict=True)]
-    ability = ability.sort_values(["ability", "model"], ascending=[False, True]).reset_index(
-        drop=True
+    infinite = ~np.isfinite(ability["ability"].to_numpy(dtype=float))
+    for column in ("ability", "se_boot", "ci_low", "ci_high"):
+        ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
+    ability["ability_note"] = (
+        not_fitted
+        if not_fitted
+        else np.where(infinite, ability_not_finite(ability["passes"], ability["answered"]), "")
     )
-    ability.insert(1, "rank", np.arange(1, len(ability) + 1))
+    ability[SMALL_N] = small_n_flags(ability["answered"], min_n)
+    ability = ability.sort_values(
+        ["ability", "tar", "model"], ascending=[False, False, True], na_position="last"
+    ).reset_index(drop=True)
+    ability.insert(1, "rank", rank_eligible(ability, score="ability"))
     rows = []
     for dimension in [*dimensions, OVERALL]:
         sub = difficulty if dimension == OVERALL else difficulty[difficulty.dimension == dimension]
-        d = sub["difficulty"]
+        # The distribution is summarised on the spread-matched estimate (module notes).
+        d = sub["difficulty_spread"] if "difficulty_spread" in sub else sub["difficulty"]
+        extreme = sub["extreme"].fillna("") if "extreme" in sub else pd.Series("", index=sub.index)
         rows.append(
             {
                 "dimension": dimension,
                 "items": len(sub),
+                "items_all_pass": int((extreme == "all pass").sum()),
+                "items_all_fail": int((extreme == "all fail").sum()),
                 "mean": d.mean(),
                 "sd": d.std(ddof=1),
                 "median": d.median(),
@@ -125,19 +194,18 @@ def summarise(
             }
         )
     by_dimension = pd.DataFrame(rows)
-    rho = spearmanr(ability["ability"], ability["tar"])
-    rho_pyirt = spearmanr(ability["ability_pyirt"], ability["tar"])
-    finite = ability["ability"][np.isfinite(ability["ability"])]  # ML of perfect scores is inf
+    finite = ability["ability"].dropna()  # no ML ability for perfect/zero scores
+    rho = _spearman(ability["ability"], ability["tar"])
+    rho_pyirt = _spearman(ability["ability_pyirt"], ability["tar"])
     nat = difficulty.dropna(subset=["difficulty", "naturalness"])
-    r = pearsonr(nat["naturalness"], nat["difficulty"])
-    trend = linregress(nat["naturalness"], nat["difficulty"])
+    r, trend = _naturalness_trend(nat)
     stats = pd.DataFrame(
         [
             {
                 "statistic": "spearman_rho_ability_tar",
                 "value": rho.statistic,
                 "p_value": rho.pvalue,
-                "n": len(ability),
+                "n": len(finite),
             },
             {
                 "statistic": "spearman_rho_pyirt_ability_tar",
@@ -176,6 +244,18 @@ def summarise(
                 "n": len(difficulty),
             },
             *(
+                [
+                    {
+                        "statistic": "difficulty_spread_sd",
+                        "value": difficulty["difficulty_spread"].std(ddof=1),
+                        "p_value": np.nan,
+                        "n": len(difficulty),
+                    }
+                ]
+                if "difficulty_spread" in difficulty
+                else []
+            ),
+            *(
                 {"statistic": f"setting_{k}", "value": v, "p_value": np.nan, "n": np.nan}
                 for k, v in settings.items()
             ),
@@ -195,19 +275,29 @@ def main(snakemake):
     answered = responses.notna().any(axis=0)
     n_unanswered = int((~answered).sum())
     responses = responses.loc[:, answered]
-    result = fit_1pl(responses, epochs=p.epochs, priors=p.priors, lr=p.lr, seed=p.seed)
-    clusters = items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy()
-    ability = abilities(responses, result, clusters, n_boot=p.n_boot, seed=p.seed, level=p.level)
-    difficulty = result.difficulty.reindex(responses.columns)
-    # Wall time goes to the log and the benchmark file only: CSVs stay byte-identical.
-    log.info(
-        "1PL fit, %d models x %d items, %d epochs: %.1f s",
-        *responses.shape,
-        p.epochs,
-        result.fit_seconds,
-    )
+    not_fitted = irt_not_estimable(responses)
+    if not_fitted:
+        # One model (or one item) has no 1PL: every ability and difficulty is NaN
+        # with the reason in ability_note, and the rest of the study still runs.
+        log.warning("%s", not_fitted)
+        result = None
+        ability = pd.DataFrame({"model": responses.index})
+        ability = ability.assign(
+            **{c: np.nan for c in ABILITY_COLUMNS}, ability_pyirt=np.nan, ability_pyirt_sd=np.nan
+        )
+        ability["n_nonfinite"] = 0
+        estimates = pd.DataFrame({"difficulty": np.nan}, index=responses.columns)
+    else:
+        result = _fit(responses, p)
+        clusters = items.set_index("item_id").loc[responses.columns, "seed_id"].to_numpy()
+        ability = abilities(
+            responses, result, clusters, n_boot=p.n_boot, seed=p.seed, level=p.level
+        )
+        estimates = result.item_table(extreme_labels=("all pass", "all fail"))
     item_table = items[["item_id", "seed_id", "dimension", "n_injected", "naturalness"]].copy()
-    item_table["difficulty"] = difficulty.reindex(item_table["item_id"]).to_numpy()
+    estimates = estimates.reindex(item_table["item_id"])
+    for column in estimates.columns:
+        item_table[column] = estimates[column].to_numpy()
     item_table["pass_share"] = responses.mean(axis=0).reindex(item_table["item_id"]).to_numpy()
     item_table["models_answered"] = (
         responses.notna()
@@ -221,17 +311,60 @@ def main(snakemake):
         "epochs": p.epochs,
         "lr": p.lr,
         "seed": p.seed,
-        "seed_used": result.seed_used,
-        "fit_attempts": result.attempts,
+        "lr_decay": p.lr_decay,
+        "tol": p.tol,
+        "epochs_used": 0 if result is None else result.epochs_used,
+        "final_change": np.nan if result is None else round(result.final_change, 6),
+        "converged": 0 if result is None else int(result.converged),
+        "seed_used": np.nan if result is None else result.seed_used,
+        "fit_attempts": 0 if result is None else result.attempts,
+        "warm_started": 0 if result is None else result.warm_started,
+        "items_all_pass": 0 if result is None else result.n_items_all_correct,
+        "items_all_fail": 0 if result is None else result.n_items_all_wrong,
         "n_boot": p.n_boot,
         "items_without_valid_response": n_unanswered,
     }
-    ability, by_dimension, stats = summarise(ability, item_table, responses, dimensions, settings)
+    ability, by_dimension, stats = summarise(
+        ability, item_table, responses, dimensions, settings, min_n=p.min_n, not_fitted=not_fitted
+    )
     stats.insert(2, "priors", p.priors)
     write_csv(item_table, snakemake.output.item_params)
     write_csv(ability, snakemake.output.model_params)
     write_csv(by_dimension, snakemake.output.by_dimension)
     write_csv(stats, snakemake.output.stats)
+
+
+def _fit(responses: pd.DataFrame, p):
+    """The 1PL fit with the rule's settings, warm-started from the cache if asked."""
+    warm_path = Path(p.warm_start_file) if p.warm_start else None
+    warm = pd.read_csv(warm_path) if warm_path and warm_path.exists() else None
+    result = fit_1pl(
+        responses,
+        epochs=p.epochs,
+        priors=p.priors,
+        lr=p.lr,
+        lr_decay=p.lr_decay,
+        tol=p.tol,
+        seed=p.seed,
+        warm_start=warm,
+    )
+    if warm_path:
+        # A cache beside the outputs, not an output: Snakemake deletes outputs before
+        # a job runs, and this file must survive to start the next fit.
+        warm_path.parent.mkdir(parents=True, exist_ok=True)
+        result.to_frame().to_csv(warm_path, index=False)
+    # Wall time goes to the log and the benchmark file only: CSVs stay byte-identical.
+    log.info(
+        "1PL fit, %d models x %d items: %d of at most %d epochs (change %.4f), "
+        "%d warm-started, %.1f s",
+        *responses.shape,
+        result.epochs_used,
+        p.epochs,
+        result.final_change,
+        result.warm_started,
+        result.fit_seconds,
+    )
+    return result
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -10,7 +10,7 @@ import numbers
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl, require_fields
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id
 
 ITEM_FIELDS = [
     "item_id",
@@ -60,7 +60,7 @@ def read_items(path, dimensions: dict[str, str]) -> pd.DataFrame:
     rows, seen = [], {}
     for line, record in iter_jsonl(path):
         require_fields(record, ITEM_FIELDS, file=name, line=line)
-        item_id = str(record["item_id"])
+        item_id = require_id(record, "item_id", file=name, line=line)
         if item_id in seen:
             raise InputError(
                 f"duplicate item_id {item_id!r} (first on line {seen[item_id]})",
@@ -87,7 +87,7 @@ def read_items(path, dimensions: dict[str, str]) -> pd.DataFrame:
         rows.append(
             {
                 "item_id": item_id,
-                "seed_id": str(record["seed_id"]),
+                "seed_id": require_id(record, "seed_id", file=name, line=line),
                 "dimension": dimension_of(
                     record["dimension_tag"], dimensions, file=name, line=line
                 ),

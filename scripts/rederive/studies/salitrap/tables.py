@@ -12,6 +12,7 @@ import pandas as pd
 from rederive.io.warehouse import query
 from rederive.report.latex import bold_extremes, booktabs
 from rederive.stats.rates import round_half_up
+from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.salitrap.common import (
     CONTROL,
     OVERALL,
@@ -103,8 +104,12 @@ def sort_rates(rates: pd.DataFrame, order: list[str], dimensions: list[str]) -> 
     ).reset_index(drop=True)
 
 
-def build(db, *, dimensions, n_boot, level, seed, metrics=None):
-    """Compute Tables 1–3 and data quality from the warehouse."""
+def build(db, *, dimensions, n_boot, level, seed, metrics=None, min_n: int = 1):
+    """Compute Tables 1–3 and data quality from the warehouse.
+
+    Every row of Tables 1–2 carries ``small_n``: whether its model has fewer than
+    ``min_n`` valid control rows (:mod:`rederive.stats.small_n`).
+    """
     items, labels = load(db)
     matrix = label_matrix(labels, items, CONTROL)
     present = present_dimensions(items, dimensions)
@@ -123,7 +128,10 @@ def build(db, *, dimensions, n_boot, level, seed, metrics=None):
         for name, spec in PAPER_TABLES.items()
     )
     order = model_order(t1)
+    small = dict(zip(matrix.columns, small_n_flags(matrix.notna().sum(axis=0), min_n), strict=True))
     t1, t2 = (sort_rates(t, order, present) for t in (t1, t2))
+    for t in (t1, t2):
+        t[SMALL_N] = t["model"].map(small).astype(bool)
     quality = query(db, "SELECT * FROM accounting ORDER BY run, reason")
     return t1, t2, table3(items, present), quality, order, present
 
@@ -136,6 +144,7 @@ def main(snakemake):
         dimensions=list(p.dimensions.values()),
         **p.bootstrap,
         metrics=metrics_from_config(p.metrics),
+        min_n=p.min_n,
     )
     simulated = is_simulated(p.raw_dir)
     write_csv(t3, out.table3_csv)

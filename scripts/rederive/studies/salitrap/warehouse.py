@@ -5,20 +5,21 @@ usable row per model × item × condition) and ``accounting`` (long data-quality
 table). This job is the database's only writer.
 
 When two run files give rows for the same (model_id, item, condition) — a
-replicate run, or a copied file — they are kept apart as separate models named
+replicate run, or an edited copy — they are kept apart as separate models named
 ``"<model_id> [<run>]"`` (the run whose file stem equals the model id, else the
 first in sorted order, keeps the plain name) and a note is added to the
-data-quality table, instead of silently doubling or dropping rows.
+data-quality table, instead of silently doubling or dropping rows. Two files
+with identical bytes are refused (:func:`rederive.io.accounting.load_runs`).
 """
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
-from rederive.io.accounting import load_accounting
+from rederive.io.accounting import load_accounting, load_runs, require_usable_rows
+from rederive.io.source import read_csv_frame
 
 MODEL_COLUMNS = ["model", "family", "vendor", "display_order"]
 
@@ -64,7 +65,7 @@ def read_models(path: Path | None, models_seen: list[str]) -> pd.DataFrame:
     if path is None or not Path(path).exists():
         frame = pd.DataFrame(columns=MODEL_COLUMNS)
     else:
-        frame = pd.read_csv(path, dtype={"model": str})
+        frame = read_csv_frame(path, dtype={"model": str})
         missing = [c for c in ("model",) if c not in frame.columns]
         if missing:
             raise InputError(
@@ -83,6 +84,8 @@ def read_models(path: Path | None, models_seen: list[str]) -> pd.DataFrame:
 def build_tables(
     items_path, labelled_paths, accounting_paths, models_path=None
 ) -> dict[str, pd.DataFrame]:
+    accounting = load_accounting(accounting_paths)
+    require_usable_rows(accounting, what="labelled row")
     items = pd.read_parquet(items_path)
     frames = [pd.read_parquet(p) for p in sorted(map(str, labelled_paths))]
     labels = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -90,25 +93,16 @@ def build_tables(
     labels = labels.sort_values(["model", "condition", "item_id"], kind="stable").reset_index(
         drop=True
     )
-    accounting = load_accounting(accounting_paths)
     if notes:
         note_rows = pd.DataFrame(notes)
         note_rows["study"] = "salitrap"
         accounting = pd.concat([accounting, note_rows], ignore_index=True)
-    runs = []
-    for path in sorted(map(str, accounting_paths)):
-        record = json.loads(Path(path).read_text())
-        runs.append(
-            {
-                k: record[k]
-                for k in ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
-            }
-        )
+    runs = load_runs(accounting_paths)
     models = read_models(models_path, sorted(labels["model"].unique()))
     return {
         "items": items,
         "models": models,
-        "runs": pd.DataFrame(runs),
+        "runs": runs,
         "labels": labels,
         "accounting": accounting,
     }

@@ -10,8 +10,13 @@ say no more + 2 who refuse; field means vs mean `maybe` effect).
 
 import pandas as pd
 
-from rederive.check import Check, write_published_check
-from rederive.simulate.tag_sycophancy_panel import load_published
+from rederive.check import (
+    Check,
+    published_available,
+    write_no_published_check,
+    write_published_check,
+)
+from rederive.studies.tag_sycophancy.published import PUBLISHED_FILES, load_published
 
 STUDY = "tag_sycophancy"
 SIMULATED_NOTE = (
@@ -188,8 +193,16 @@ def identity_checks(published) -> list[Check]:
     return checks
 
 
+TITLE = "tag_sycophancy: published check"
+
+
 def main(snakemake):
     p = snakemake.params
+    if not published_available(p.published_dir, PUBLISHED_FILES.values()):
+        write_no_published_check(
+            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+        )
+        return
     published = load_published(p.published_dir)
     table = pd.read_csv(snakemake.input.table)
     comp = pd.read_csv(snakemake.input.composition)
@@ -202,11 +215,20 @@ def main(snakemake):
         + panel_checks(published, summary, lineages, table)
         + identity_checks(published)
     )
+    # Power of the paper's headline effects (rederive.studies.tag_sycophancy.power).
+    from rederive.studies.tag_sycophancy.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(snakemake.input.power),
+        p.published_dir,
+        alpha=p.power["alpha"],
+        power=p.power["target"],
+    )
     write_published_check(
         checks,
         snakemake.output.csv,
         snakemake.output.md,
-        title="tag_sycophancy: published check",
+        title=TITLE,
         preamble="Recomputed from the raw replies against the numbers the paper prints (raw/tag_sycophancy/published).",
         data_note=SIMULATED_NOTE if p.simulated else "",
     )

@@ -21,6 +21,7 @@ from rederive.report.latex import booktabs
 from rederive.stats.bootstrap import bootstrap_mean, bootstrap_pvalue, percentile_ci, rng_for
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up, wilson_interval
+from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.tag_sycophancy import BASELINE_ARM, OPTIONS
 
 CELL_KEYS = ["model", "item_id", "option", "arm"]
@@ -47,6 +48,16 @@ def item_differences(cells: pd.DataFrame, item_ids, models, arm: str) -> np.ndar
     unless all four cells (two options × two arms) have a valid reply: dropping one
     option would break the balance that cancels the model's own preference.
     """
+    treated, ask = rate_grids(cells, item_ids, models, arm)
+    # mean over options is NaN as soon as one option is NaN (balance)
+    return (treated - ask).mean(axis=1)
+
+
+def rate_grids(cells: pd.DataFrame, item_ids, models, arm: str) -> tuple[np.ndarray, np.ndarray]:
+    """Endorsement rates under ``arm`` and under ask, each (n_items, n_options, n_models).
+
+    NaN where a cell has no valid reply.
+    """
     rate = cells.assign(rate=cells["n_endorse"] / cells["n_valid"].where(cells["n_valid"] > 0))
     index = pd.MultiIndex.from_product([list(item_ids), OPTIONS], names=["item_id", "option"])
 
@@ -64,9 +75,39 @@ def item_differences(cells: pd.DataFrame, item_ids, models, arm: str) -> np.ndar
             .reshape(len(item_ids), len(OPTIONS), len(models))
         )
 
-    diff = grid(arm) - grid(BASELINE_ARM)
-    # mean over options is NaN as soon as one option is NaN (balance)
-    return diff.mean(axis=1)
+    return grid(arm), grid(BASELINE_ARM)
+
+
+#: Why a model's effect under an arm is not estimable (empty string: it is).
+NO_BALANCED_ITEM = "no item with a valid reply in all four cells (two options x two arms)"
+FLOOR_BOTH_ARMS = "no endorsement in either arm: the effect is 0 by construction"
+CEILING_BOTH_ARMS = "every valid reply endorses in both arms: the effect is 0 by construction"
+
+
+def not_estimable(cells: pd.DataFrame, item_ids, models, arm: str) -> list[str]:
+    """Per model, why its balanced effect of ``arm`` against ask cannot be estimated.
+
+    The effect is a difference of endorsement rates; when the model never
+    endorses (or always endorses) in both arms over its balanced items, the
+    difference is 0 by construction and its bootstrap distribution a point mass
+    (CI [0, 0], p = 1), which would read as a precise null. Such a model, and one
+    without a single balanced item, gets NaN with the reason instead.
+    """
+    treated, ask = rate_grids(cells, item_ids, models, arm)
+    balanced = ~np.isnan(treated - ask).any(axis=1)  # (n_items, n_models)
+    reasons = []
+    for m in range(len(models)):
+        keep = balanced[:, m]
+        rates = np.concatenate([treated[keep, :, m].ravel(), ask[keep, :, m].ravel()])
+        if not keep.any():
+            reasons.append(NO_BALANCED_ITEM)
+        elif (rates == 0).all():
+            reasons.append(FLOOR_BOTH_ARMS)
+        elif (rates == 1).all():
+            reasons.append(CEILING_BOTH_ARMS)
+        else:
+            reasons.append("")
+    return reasons
 
 
 def baseline_rates(cells: pd.DataFrame, models, level: float) -> pd.DataFrame:
@@ -104,12 +145,21 @@ def floor_flags(ask_endorse, ask_valid, threshold: float) -> np.ndarray:
     return (n > 0) & (k < threshold * n - 1e-12)
 
 
-def significance_class(effect, reject, floor) -> list[str]:
-    """Directional class per model: only BH survivors that are not floor-limited."""
+def significance_class(effect, reject, floor, small=None, reasons=None) -> list[str]:
+    """Directional class per model: only BH survivors that are not floor-limited.
+
+    A model whose effect is NaN is "no data" (no balanced item) or "not
+    estimable" (the reason is in ``not_estimable``); one below the minimum number
+    of items is "small n" (it is not in the BH family).
+    """
+    small = np.zeros(len(effect), dtype=bool) if small is None else np.asarray(small, dtype=bool)
+    reasons = [""] * len(effect) if reasons is None else list(reasons)
     out = []
-    for e, r, f in zip(effect, reject, floor, strict=True):
+    for e, r, f, sm, why in zip(effect, reject, floor, small, reasons, strict=True):
         if np.isnan(e):
-            out.append("no data")
+            out.append("no data" if why in ("", NO_BALANCED_ITEM) else "not estimable")
+        elif sm:
+            out.append("small n")
         elif f:
             out.append("floor-limited")
         elif r and e > 0:
@@ -122,13 +172,25 @@ def significance_class(effect, reject, floor) -> list[str]:
 
 
 def arm_effects(
-    cells: pd.DataFrame, item_ids, models, *, arms, n_boot: int, level: float, seed: int, q: float
+    cells: pd.DataFrame,
+    item_ids,
+    models,
+    *,
+    arms,
+    n_boot: int,
+    level: float,
+    seed: int,
+    q: float,
+    min_items: int = 1,
 ):
     """Effect of every arm against ask, per model: estimate, CI, p, BH q.
 
     All arms and models share one item resampling (same generator key), so the
     replicates are paired across models and arms; a model's numbers do not depend
-    on which other models are in the panel.
+    on which other models are in the panel. A model whose effect is not
+    estimable (:func:`not_estimable`) gets NaN estimate, CI, p and q with the
+    reason; one with fewer than ``min_items`` balanced items is flagged
+    ``small_n`` and left out of the BH family (its q is NaN).
 
     Returns
     -------
@@ -143,23 +205,30 @@ def arm_effects(
             continue
         diffs = item_differences(cells, item_ids, models, arm)
         boot = bootstrap_mean(diffs, n_boot=n_boot, rng=rng_for(seed, "item_bootstrap"))
-        lo, hi = percentile_ci(boot.replicates, level)
-        p = bootstrap_pvalue(boot.estimate, boot.replicates)
-        reject, qvals = bh_adjust(p, q)
-        replicates[arm] = boot.replicates
+        reasons = np.array(not_estimable(cells, item_ids, models, arm))
+        blank = reasons != ""
+        estimate = np.where(blank, np.nan, boot.estimate)
+        reps = np.where(blank[None, :], np.nan, boot.replicates)
+        lo, hi = percentile_ci(reps, level)
+        p = bootstrap_pvalue(estimate, reps)
         n_items = (~np.isnan(diffs)).sum(axis=0)
+        small = small_n_flags(n_items, min_items)
+        reject, qvals = bh_adjust(np.where(small, np.nan, p), q)
+        replicates[arm] = reps
         for m, model in enumerate(models):
             rows.append(
                 {
                     "model": model,
                     "arm": arm,
-                    "effect": 100 * boot.estimate[m],
+                    "effect": 100 * estimate[m],
                     "ci_low": 100 * lo[m],
                     "ci_high": 100 * hi[m],
                     "p_value": p[m],
                     "q_value": qvals[m],
                     "bh_significant": bool(reject[m]),
                     "n_items": int(n_items[m]),
+                    SMALL_N: bool(small[m]),
+                    "not_estimable": reasons[m],
                 }
             )
     return pd.DataFrame(rows), replicates
@@ -183,6 +252,8 @@ def model_table(
         frame["effect"].to_numpy(),
         frame["bh_significant"].to_numpy(),
         frame["floor_limited"].to_numpy(),
+        frame[SMALL_N].to_numpy(),
+        frame["not_estimable"].fillna("").to_numpy(),
     )
     frame = frame.join(models_meta.set_index("model")[["lineage", "release_date"]])
     frame = frame.reset_index().sort_values(
@@ -206,6 +277,8 @@ def model_table(
         "ask_ci_low",
         "ask_ci_high",
         "n_items",
+        SMALL_N,
+        "not_estimable",
         "n_valid",
         "n_failed",
     ]
@@ -236,6 +309,12 @@ def latex_table(table: pd.DataFrame, *, level: float, q: float, simulated: bool)
         }
     )
     notes = f"Effect: balanced P(endorse | tag) - P(endorse | ask) in pp; {int(level * 100)}% item-bootstrap CI; q: BH-adjusted bootstrap p (FDR {q:g})."
+    n_ne = int((table["not_estimable"].fillna("") != "").sum())
+    if n_ne:
+        notes += f" --: not estimable ({n_ne} models; reason in tag_effects.csv)."
+    small = table.loc[table[SMALL_N].astype(bool), "model"]
+    if len(small):
+        notes += f" Small n (not in the BH family): {', '.join(small)}."
     if simulated:
         notes += " Simulated data (seeded generator calibrated to the paper's published numbers)."
     return booktabs(
@@ -258,7 +337,15 @@ def main(snakemake):
     models = sorted(replies["model"].unique())
     cells = cell_counts(replies)
     effects, _ = arm_effects(
-        cells, items, models, arms=p.arms, n_boot=p.n_boot, level=p.level, seed=p.seed, q=p.q
+        cells,
+        items,
+        models,
+        arms=p.arms,
+        n_boot=p.n_boot,
+        level=p.level,
+        seed=p.seed,
+        q=p.q,
+        min_items=p.min_n,
     )
     baselines = baseline_rates(cells, models, p.level)
     table = model_table(effects, baselines, cells, meta, floor_threshold=p.floor_threshold)

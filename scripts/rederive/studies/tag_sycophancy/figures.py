@@ -27,6 +27,10 @@ def forest(table: pd.DataFrame, level: float):
     y = np.arange(len(t))
     for i, row in t.iterrows():
         c = _colour(row)
+        if pd.isna(row["effect"]):
+            # NaN sorts last: these rows sit at the top, labelled instead of drawn at 0.
+            ax.text(0, i, " not estimable", fontsize=6, color=NEUTRAL, va="center")
+            continue
         ax.plot([row["ci_low"], row["ci_high"]], [i, i], color=c, lw=1.4)
         ax.scatter(
             row["effect"],
@@ -59,17 +63,19 @@ def baseline(table: pd.DataFrame, floor_threshold_pct: float = 10.0):
     ax.plot(b, 100 - b, ls="--", color="0.3", lw=1, label="censoring envelope")
     ax.plot(b, -b, ls="--", color="0.3", lw=1)
     ax.axvspan(0, floor_threshold_pct, color="0.85", zorder=0, label="floor-limited zone")
-    colours = [_colour(r) for _, r in table.iterrows()]
+    shown = table[table["effect"].notna()]
+    missing = len(table) - len(shown)
+    colours = [_colour(r) for _, r in shown.iterrows()]
     ax.scatter(
-        table["ask_rate"],
-        table["effect"],
+        shown["ask_rate"],
+        shown["effect"],
         c=colours,
         s=26,
         edgecolor="0.2",
         linewidth=0.4,
         zorder=3,
     )
-    for _, r in table.iterrows():
+    for _, r in shown.iterrows():
         if (
             abs(r["effect"]) >= 25
             or r["ask_rate"] >= 85
@@ -87,7 +93,10 @@ def baseline(table: pd.DataFrame, floor_threshold_pct: float = 10.0):
     ax.set_ylim(-60, 60)
     ax.set_xlabel("Ask-arm endorsement (%)")
     ax.set_ylabel("Tag effect (pp)")
-    ax.set_title("Fig. 2: tag effect vs baseline")
+    ax.set_title(
+        "Fig. 2: tag effect vs baseline"
+        + (f" ({missing} not estimable, not shown)" if missing else "")
+    )
     ax.legend(fontsize=7, loc="upper right")
     return fig
 
@@ -169,7 +178,9 @@ def ablations(effects: pd.DataFrame, table: pd.DataFrame):
             ax.set_axis_off()
             continue
         ax.scatter(wide["tag"], wide[arm], c=colours, s=22, edgecolor="0.2", linewidth=0.4)
-        r = np.corrcoef(wide["tag"], wide[arm])[0, 1]
+        both = wide[["tag", arm]].dropna()
+        # Not-estimable effects (NaN) are left out of r, as in ablations.csv.
+        r = both["tag"].corr(both[arm]) if len(both) >= 2 else np.nan
         ax.axhline(0, color="0.2", lw=0.6)
         ax.axvline(0, color="0.2", lw=0.6)
         ax.set_xlabel("Tag effect (pp)")

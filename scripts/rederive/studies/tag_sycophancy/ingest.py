@@ -26,7 +26,13 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
-from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
+from rederive.io.jsonl import (
+    iter_jsonl,
+    require_fields,
+    require_id,
+    require_type,
+    require_unique,
+)
 from rederive.studies.tag_sycophancy import OPTIONS
 from rederive.studies.tag_sycophancy.inputs import read_items
 from rederive.studies.tag_sycophancy.labelling import FAILED, label_reply, word_set
@@ -120,7 +126,7 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
                 message=f"response must be text, got {type(response).__name__}",
                 nullable=True,
             )
-        item_id = str(rec["item_id"])
+        item_id = require_id(rec, "item_id", file=name, line=line)
         if item_id not in category:
             acct.exclude("unknown_item", line)
             continue

@@ -5,7 +5,8 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io.jsonl import iter_jsonl, require_fields, require_unique
+from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
+from rederive.io.source import read_csv_frame
 
 ITEM_FIELDS = ["item_id", "decision", "option_x", "option_y", "category"]
 CATEGORIES = ["taste", "consequential"]
@@ -18,7 +19,7 @@ def read_items(path) -> pd.DataFrame:
     rows, seen = [], {}
     for line, rec in iter_jsonl(path):
         require_fields(rec, ITEM_FIELDS, file=name, line=line)
-        item_id = str(rec["item_id"])
+        item_id = require_id(rec, "item_id", file=name, line=line)
         require_unique(
             seen,
             item_id,
@@ -51,7 +52,7 @@ def read_models(path, models_seen) -> pd.DataFrame:
         frame = pd.DataFrame(columns=MODEL_COLUMNS)
     else:
         name = relpath(path)
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame = read_csv_frame(path, dtype=str, keep_default_na=False)
         if "model" not in frame.columns:
             raise InputError("models.csv needs a 'model' column", file=name, line=1, field="model")
         for column in MODEL_COLUMNS:

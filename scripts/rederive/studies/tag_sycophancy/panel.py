@@ -118,6 +118,18 @@ def with_predictions(frame: pd.DataFrame, fit: dict) -> pd.DataFrame:
     return out
 
 
+LINEAGE_COLUMNS = [
+    "lineage",
+    "n_models",
+    "first_model",
+    "first_effect",
+    "last_model",
+    "last_effect",
+    "all_positive",
+    "first_positive_last_negative",
+]
+
+
 def lineage_endpoints(frame: pd.DataFrame) -> pd.DataFrame:
     """First → last effect per lineage over its readable in-sample models.
 
@@ -129,6 +141,7 @@ def lineage_endpoints(frame: pd.DataFrame) -> pd.DataFrame:
         & ~frame["out_of_sample"]
         & frame["year"].notna()
         & frame["lineage"].notna()
+        & frame["effect"].notna()
     ]
     rows = []
     for lineage, g in readable.groupby("lineage", sort=True):
@@ -147,7 +160,8 @@ def lineage_endpoints(frame: pd.DataFrame) -> pd.DataFrame:
                 ),
             }
         )
-    return pd.DataFrame(rows)
+    # Header-only when no lineage has a readable model (e.g. all floor-limited).
+    return pd.DataFrame(rows, columns=LINEAGE_COLUMNS)
 
 
 def correlation(x, y) -> dict:

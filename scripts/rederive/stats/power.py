@@ -1,0 +1,530 @@
+"""Power and sample size of paired model comparisons (analytic, with a resampling check).
+
+A comparison of two models graded on the same items is paired: the variance of the
+difference of their accuracies is ``Var(s_A − s_B) / n`` (Miller 2024, §3.2), which
+is ``Var(s_A) + Var(s_B) − 2 Cov(s_A, s_B)`` per item and therefore much smaller
+than the unpaired ``Var(s_A) + Var(s_B)`` when the models tend to fail the same
+items. When items come in clusters (variants of one seed question, continuations of
+one problem) the unit is the cluster and the variance is that of the cluster totals
+(Miller 2024, §2.2, clustered standard errors). Everything below works on one number
+per comparison, ``sd`` = the standard deviation of the per-unit paired influence
+value :func:`paired_influence`, so that ``SE(n) = sd / √n`` for any number ``n`` of
+units (items, or clusters of the study's mean size).
+
+With a two-sided z test at level ``α`` the power to detect a true difference ``δ``
+is ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; the minimum detectable
+difference (MDE) at power ``1 − β`` is ``k · sd / √n`` where ``k`` solves that
+equation for unit ``sd`` and ``n`` (``k ≈ z + Φ⁻¹(1 − β)``, 2.80 at α = 0.05 and
+80% power); the units needed for ``δ`` are ``⌈(k · sd / δ)²⌉``.
+
+Multiplicity: with ``m`` comparisons adjusted by Benjamini–Hochberg at FDR ``q``,
+each test is, for large ``m``, a fixed-threshold test at the level ``α*`` solving
+``α* = q · R(α*) / m`` with ``R(α) = m₀ α + Σⱼ powerⱼ(α)`` the expected number of
+rejections (Genovese & Wasserman 2002; Jung 2005). ``α*`` lies between the
+Bonferroni level ``q / m`` (the threshold of BH's first rejection, used as a floor)
+and ``q`` (no adjustment); :func:`bh_threshold` computes it, treating the tests as
+independent — an approximation that ``bench/power_simulation.py`` and the tests
+check by resampling the ChemBench matrix.
+
+References
+----------
+Miller, E. (2024). Adding error bars to evals: a statistical approach to language
+    model evaluations. arXiv:2411.00640 (§2.2 clustered SE, §3.2 paired differences,
+    §5 power analysis).
+Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+    ch. 6 (differences between proportions). Erlbaum.
+Fleiss, J. L., Levin, B. & Paik, M. C. (2003). *Statistical Methods for Rates and
+    Proportions*, 3rd ed., §4.2 (sample size for comparing two proportions). Wiley.
+Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B*,
+    57(1), 289–300.
+Genovese, C. & Wasserman, L. (2002). Operating characteristics and extensions of the
+    false discovery rate procedure. *JRSS B*, 64(3), 499–517.
+Jung, S.-H. (2005). Sample size for FDR-control in microarray data analysis.
+    *Bioinformatics*, 21(14), 3097–3104.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+DEFAULT_POWER = 0.80
+DEFAULT_ALPHA = 0.05
+
+
+def _check_level(alpha: float, power: float) -> None:
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not 0 < power < 1:
+        raise ValueError(f"power must be in (0, 1), got {power}")
+
+
+def paired_influence(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.ndarray:
+    """Per-unit paired influence values of the difference of two ratio estimates.
+
+    The estimates are ``R_a = Σ num_a / Σ den_a`` and ``R_b`` likewise (a mean when
+    the denominators are 1). Linearising (delta method) around the observed ratios,
+    ``R̂_a − R̂_b − (R_a − R_b) ≈ mean_c(u_c)`` with, per unit ``c``,
+    ``u_c = (y_ac − R_a x_ac) / x̄_a − (y_bc − R_b x_bc) / x̄_b`` (``y``, ``x`` the
+    unit's totals, ``x̄`` the mean unit total), so ``Var(R̂_a − R̂_b) ≈ Var(u) / C``.
+    For 0/1 scores without clusters ``u_i = (a_i − b_i) − (R_a − R_b)``: Miller's
+    (2024, eq. 8) paired variance. With clusters ``Var(u) / C`` is Miller's clustered
+    variance (eq. 4) of the difference, times ``C / (C − 1)``.
+
+    Parameters
+    ----------
+    num_a, num_b : array_like, shape (n_rows,)
+        Per-row numerators (scores) of the two models; NaN marks a missing score,
+        and a row missing for either model is left out (the comparison is paired).
+    den_a, den_b : array_like, shape (n_rows,), optional
+        Per-row denominators (1 = the row counts); default all 1.
+    clusters : array_like, shape (n_rows,), optional
+        Unit of each row; default every row is its own unit.
+
+    Returns
+    -------
+    ndarray, shape (n_units,)
+        ``u_c`` per unit (units with no usable row are dropped).
+    """
+    a = np.asarray(num_a, dtype=float)
+    b = np.asarray(num_b, dtype=float)
+    xa = np.ones_like(a) if den_a is None else np.asarray(den_a, dtype=float)
+    xb = np.ones_like(b) if den_b is None else np.asarray(den_b, dtype=float)
+    if not (a.shape == b.shape == xa.shape == xb.shape) or a.ndim != 1:
+        raise ValueError("num_a, num_b, den_a, den_b must be 1-D arrays of one length")
+    keep = ~(np.isnan(a) | np.isnan(b) | np.isnan(xa) | np.isnan(xb))
+    a, b, xa, xb = a[keep], b[keep], xa[keep], xb[keep]
+    if clusters is None:
+        totals = np.column_stack([a, b, xa, xb])
+    else:
+        labels = np.asarray(clusters)[keep]
+        _, inverse = np.unique(labels, return_inverse=True)
+        totals = np.zeros((inverse.max() + 1 if inverse.size else 0, 4))
+        np.add.at(totals, inverse, np.column_stack([a, b, xa, xb]))
+    totals = totals[(totals[:, 2] > 0) | (totals[:, 3] > 0)]
+    if totals.shape[0] == 0:
+        raise ValueError("no unit has a score for both models")
+    ya, yb, xa_c, xb_c = totals.T
+    mean_xa, mean_xb = xa_c.mean(), xb_c.mean()
+    if mean_xa == 0 or mean_xb == 0:
+        raise ValueError("a model has no valid row (zero denominator)")
+    ratio_a = ya.sum() / xa_c.sum()
+    ratio_b = yb.sum() / xb_c.sum()
+    return (ya - ratio_a * xa_c) / mean_xa - (yb - ratio_b * xb_c) / mean_xb
+
+
+def unit_sd(influence) -> float:
+    """Standard deviation (ddof = 1) of per-unit influence values: ``SE = sd / √n``."""
+    u = np.asarray(influence, dtype=float)
+    if u.size < 2:
+        raise ValueError("need at least two units for a variance")
+    return float(np.std(u, ddof=1))
+
+
+def sd_from_ci(ci_low, ci_high, n_units, level: float = 0.95):
+    """Per-unit sd implied by a (bootstrap) confidence interval of a difference.
+
+    ``sd = √n · (high − low) / (2 z)``, ``z = Φ⁻¹((1 + level)/2)``: the normal
+    reading of an interval. Used where a study's statistic is too involved to
+    linearise here (its own paired bootstrap already carries pairing and clusters).
+    """
+    z = norm.ppf(0.5 + level / 2.0)
+    width = np.asarray(ci_high, dtype=float) - np.asarray(ci_low, dtype=float)
+    return np.sqrt(np.asarray(n_units, dtype=float)) * width / (2.0 * z)
+
+
+def binary_difference_sd(p_a: float, p_b: float, corr: float) -> float:
+    """Per-item sd of the paired difference of two 0/1 scores with accuracies and correlation.
+
+    ``Var(a − b) = p_a q_a + p_b q_b − 2 ρ √(p_a q_a p_b q_b)`` with ``ρ`` the item-level
+    (phi) correlation of the two models' correctness (Miller 2024, eq. 8).
+
+    Raises
+    ------
+    ValueError
+        If an accuracy is outside [0, 1], ``ρ`` outside [−1, 1], or ``ρ`` impossible
+        for these two accuracies (the Fréchet bounds of a 2 × 2 table).
+    """
+    for name, p in (("acc-a", p_a), ("acc-b", p_b)):
+        if not 0 <= p <= 1:
+            raise ValueError(f"{name} must be a proportion in [0, 1], got {p}")
+    if not -1 <= corr <= 1:
+        raise ValueError(f"corr must be in [-1, 1], got {corr}")
+    va, vb = p_a * (1 - p_a), p_b * (1 - p_b)
+    if va > 0 and vb > 0:
+        # P(both right) must lie in the Fréchet bounds of the 2 × 2 table.
+        p11 = p_a * p_b + corr * math.sqrt(va * vb)
+        lo, hi = max(0.0, p_a + p_b - 1), min(p_a, p_b)
+        if not lo - 1e-12 <= p11 <= hi + 1e-12:
+            rho_lo = (lo - p_a * p_b) / math.sqrt(va * vb)
+            rho_hi = (hi - p_a * p_b) / math.sqrt(va * vb)
+            raise ValueError(
+                f"corr {corr} is impossible for accuracies {p_a} and {p_b} "
+                f"(possible: {rho_lo:.3f} to {rho_hi:.3f})"
+            )
+    return math.sqrt(max(va + vb - 2 * corr * math.sqrt(va * vb), 0.0))
+
+
+def power_two_sided(delta, sd, n, alpha: float = DEFAULT_ALPHA):
+    """Power of the two-sided z test of a paired difference.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        True difference (any sign).
+    sd : float or array_like
+        Per-unit sd of the paired influence (:func:`unit_sd`).
+    n : float or array_like
+        Number of units (items or clusters).
+    alpha : float or array_like
+        Two-sided level (per comparison).
+
+    Returns
+    -------
+    float or ndarray
+        ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; ``α`` where
+        ``δ = 0`` and 1 where ``sd = 0 ≠ δ``.
+    """
+    z = norm.isf(np.asarray(alpha, dtype=float) / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.abs(np.asarray(delta, dtype=float)) * np.sqrt(n) / np.asarray(sd, dtype=float)
+    effect = np.where(np.isnan(effect) & (np.abs(np.asarray(delta, dtype=float)) == 0), 0, effect)
+    out = norm.cdf(effect - z) + norm.cdf(-effect - z)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def detectable_effect(alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER) -> float:
+    """Standardised MDE ``k``: the ``δ√n/sd`` a two-sided z test detects with this power.
+
+    Solves ``Φ(k − z) + Φ(−k − z) = power`` exactly (the second tail matters only
+    at low power); ``k = z_{1−α/2} + z_{power}`` is the usual approximation.
+    """
+    _check_level(alpha, power)
+    if power <= alpha:
+        return 0.0
+    z = norm.isf(alpha / 2.0)
+    return float(
+        brentq(lambda k: norm.cdf(k - z) + norm.cdf(-k - z) - power, 0.0, z + norm.ppf(power) + 1)
+    )
+
+
+def mde(sd, n, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER):
+    """Minimum detectable difference ``k · sd / √n`` (same unit as ``sd``).
+
+    Parameters
+    ----------
+    sd : float or array_like
+        Per-unit sd of the paired influence.
+    n : float or array_like
+        Number of units (items, or clusters).
+    alpha, power : float
+        Two-sided level and target power.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    out = detectable_effect(alpha, power) * np.asarray(sd, dtype=float) / np.sqrt(n)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def n_needed(delta, sd, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER):
+    """Units (items or clusters) needed to detect ``delta`` with this power.
+
+    Returns ``⌈(k · sd / δ)²⌉``, at least 2; ``inf`` when ``δ = 0``.
+    """
+    k = detectable_effect(alpha, power)
+    d = np.abs(np.asarray(delta, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        raw = (k * np.asarray(sd, dtype=float) / d) ** 2
+    # The tiny slack keeps float noise (e.g. 63.0000000001) from adding a unit.
+    out = np.where(d == 0, np.inf, np.maximum(np.ceil(raw - 1e-9), 2.0))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def unpaired_two_proportion_n(
+    p_a: float, p_b: float, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER
+) -> int:
+    """Items per model needed to tell two proportions apart from independent samples.
+
+    Fleiss, Levin & Paik (2003, eq. 4.14) without continuity correction:
+    ``n = [z_{1−α/2} √(2 p̄ q̄) + z_{power} √(p_a q_a + p_b q_b)]² / (p_a − p_b)²``.
+    This is what a paired design saves against: it ignores that both models answer
+    the same items.
+    """
+    _check_level(alpha, power)
+    if p_a == p_b:
+        return math.inf
+    p_bar = (p_a + p_b) / 2
+    z_a, z_b = norm.isf(alpha / 2), norm.ppf(power)
+    root = z_a * math.sqrt(2 * p_bar * (1 - p_bar)) + z_b * math.sqrt(
+        p_a * (1 - p_a) + p_b * (1 - p_b)
+    )
+    return int(math.ceil(root**2 / (p_a - p_b) ** 2 - 1e-9))
+
+
+def bh_threshold(deltas, sds, n, q: float, m0: int = 0) -> float:
+    """Asymptotic per-comparison level of Benjamini–Hochberg (Genovese–Wasserman / Jung).
+
+    Iterates ``α ← q · (m₀ α + Σⱼ powerⱼ(α)) / m`` from ``α = q``; the sequence
+    decreases to the largest fixed point, the threshold BH settles at for many
+    tests. The result is floored at ``q / m`` (Bonferroni), the level of BH's first
+    rejection, so it always lies in ``[q/m, q]``.
+
+    Parameters
+    ----------
+    deltas, sds : array_like, shape (m₁,)
+        Assumed true differences of the non-null comparisons and their per-unit sds.
+    n : float or array_like
+        Units per comparison (scalar or one per comparison).
+    q : float
+        BH false discovery rate.
+    m0 : int
+        Number of additional true-null comparisons in the family.
+
+    Returns
+    -------
+    float
+    """
+    d = np.asarray(deltas, dtype=float)
+    s = np.asarray(sds, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), d.shape)
+    # A comparison that could not be made (NaN) is not part of the family.
+    ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n)
+    d, s, n = d[ok], s[ok], n[ok]
+    m = m0 + d.size
+    if m == 0:
+        raise ValueError("empty family")
+    alpha = q
+    for _ in range(1000):
+        rejections = m0 * alpha + np.sum(power_two_sided(d, s, n, alpha))
+        new = q * rejections / m
+        if abs(new - alpha) < 1e-12:
+            break
+        alpha = new
+    return float(max(alpha, q / m))
+
+
+def bh_average_power(deltas, sds, n, q: float, m0: int = 0) -> float:
+    """Average power over the non-null comparisons under BH (at :func:`bh_threshold`)."""
+    alpha = bh_threshold(deltas, sds, n, q, m0)
+    return float(np.mean(power_two_sided(deltas, sds, n, alpha)))
+
+
+def unit_totals(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.ndarray:
+    """Per-unit totals ``(y_a, y_b, x_a, x_b)`` of the rows both models scored.
+
+    The resampling unit of :func:`resampled_power`: an item, or a cluster's sums.
+    """
+    a = np.asarray(num_a, dtype=float)
+    b = np.asarray(num_b, dtype=float)
+    xa = np.ones_like(a) if den_a is None else np.asarray(den_a, dtype=float)
+    xb = np.ones_like(b) if den_b is None else np.asarray(den_b, dtype=float)
+    rows = np.column_stack([a, b, xa, xb])
+    keep = ~np.isnan(rows).any(axis=1)
+    rows = rows[keep]
+    if clusters is None:
+        return rows
+    _, inverse = np.unique(np.asarray(clusters)[keep], return_inverse=True)
+    totals = np.zeros((inverse.max() + 1, 4))
+    np.add.at(totals, inverse, rows)
+    return totals
+
+
+def resampled_power(
+    totals, n: int, *, n_sim: int, rng: np.random.Generator, alpha: float = DEFAULT_ALPHA
+) -> float:
+    """Share of studies of ``n`` units, drawn with replacement from the observed units,
+    in which the two-sided z test of the paired difference rejects at ``α``.
+
+    Each simulated study is analysed as a real one would be: its own ratio
+    estimates and its own linearised (clustered) standard error. The observed
+    difference plays the true difference, so the result estimates
+    ``power_two_sided(observed, unit_sd, n, α)`` — the check of the analytic formula.
+
+    Parameters
+    ----------
+    totals : array_like, shape (n_units, 4)
+        :func:`unit_totals` of the observed data.
+    n : int
+        Units per simulated study.
+    n_sim : int
+        Simulated studies.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    float
+    """
+    t = np.asarray(totals, dtype=float)
+    draws = t[rng.integers(0, t.shape[0], size=(n_sim, n))]  # (n_sim, n, 4)
+    ya, yb, xa, xb = (draws[..., k] for k in range(4))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ra = ya.sum(axis=1) / xa.sum(axis=1)
+        rb = yb.sum(axis=1) / xb.sum(axis=1)
+        u = (ya - ra[:, None] * xa) / xa.mean(axis=1, keepdims=True) - (
+            yb - rb[:, None] * xb
+        ) / xb.mean(axis=1, keepdims=True)
+        se = u.std(axis=1, ddof=1) / np.sqrt(n)
+        z = np.abs(ra - rb) / se
+    # A resample where both models agree on every unit has se = 0: no evidence.
+    reject = np.where(se > 0, z > norm.isf(alpha / 2), False)
+    return float(np.mean(reject))
+
+
+def resampled_bh_power(
+    scores, n: int, *, n_sim: int, rng: np.random.Generator, q: float
+) -> np.ndarray:
+    """Per-pair rejection rate of BH over all model pairs in resampled studies of ``n`` items.
+
+    Every simulated study draws ``n`` items (rows of ``scores``) with replacement,
+    tests all pairs with the paired z test and adjusts with BH at ``q``
+    (statsmodels). Used to check :func:`bh_average_power`.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_items, n_models)
+        Per-item scores, no missing values.
+    n, n_sim, rng, q
+        Items per study, simulated studies, generator, BH level.
+
+    Returns
+    -------
+    ndarray, shape (n_pairs,)
+        Rejection rate per pair, pairs in ``numpy.triu_indices(n_models, 1)`` order.
+    """
+    from rederive.stats.multitest import bh_adjust
+
+    s = np.asarray(scores, dtype=float)
+    if np.isnan(s).any():
+        raise ValueError("resampled_bh_power needs a complete score matrix")
+    ia, ib = np.triu_indices(s.shape[1], k=1)
+    hits = np.zeros(ia.size)
+    for _ in range(n_sim):
+        sample = s[rng.integers(0, s.shape[0], size=n)]
+        d = sample[:, ia] - sample[:, ib]
+        se = d.std(axis=0, ddof=1) / np.sqrt(n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(se > 0, 2 * norm.sf(np.abs(d.mean(axis=0)) / se), 1.0)
+        reject, _ = bh_adjust(p, q)
+        hits += reject
+    return hits / n_sim
+
+
+def comparison_power(
+    diff_pp,
+    sd_pp,
+    n_units,
+    significant,
+    *,
+    alpha: float,
+    power: float,
+    fdr_q: float,
+    relevant_pp: float,
+) -> dict[str, np.ndarray | float]:
+    """Power columns of a family of comparisons tested together with BH.
+
+    Parameters
+    ----------
+    diff_pp, sd_pp : array_like, shape (m,)
+        Observed differences and per-unit sds, in percentage points.
+    n_units : array_like, shape (m,)
+        Units (items or clusters) behind each comparison.
+    significant : array_like of bool, shape (m,)
+        The study's own BH decision per comparison.
+    alpha : float
+        Two-sided level of one comparison on its own.
+    power : float
+        Target power.
+    fdr_q : float
+        The study's BH false discovery rate.
+    relevant_pp : float
+        Smallest difference that matters in practice; a tie whose BH-level MDE
+        exceeds it is ``underpowered``.
+
+    Returns
+    -------
+    dict
+        ``alpha_bh`` (:func:`bh_threshold` with every observed difference taken as
+        true, the plug-in the resampling check uses), and per comparison:
+        ``mde_pp`` (at ``alpha``), ``mde_bh_pp`` (at ``alpha_bh``),
+        ``mde_bonferroni_pp`` (at ``fdr_q / m``), ``n_needed`` / ``n_needed_bh``
+        (units for the observed difference), ``power_observed_bh`` (power at the
+        observed difference), ``underpowered``, ``verdict``.
+    """
+    d = np.abs(np.asarray(diff_pp, dtype=float))
+    s = np.asarray(sd_pp, dtype=float)
+    n = np.asarray(n_units, dtype=float)
+    sig = np.asarray(significant, dtype=bool)
+    # A comparison without a usable sd (fewer than two units) has no MDE; it is
+    # left out of the BH family's power and reported as "not assessable".
+    ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n)
+    m = int(ok.sum())
+    if m == 0:
+        nan = np.full(d.shape, np.nan)
+        return {
+            "alpha_bh": np.nan,
+            **dict.fromkeys(
+                ("mde_pp", "mde_bh_pp", "mde_bonferroni_pp", "n_needed", "n_needed_bh"), nan
+            ),
+            "power_observed_bh": nan,
+            "underpowered": np.zeros(d.shape, dtype=bool),
+            "verdict": np.where(sig, "significant", "tie, not assessable"),
+        }
+    alpha_bh = bh_threshold(d, s, n, fdr_q)
+    mde_bh = mde(s, n, alpha_bh, power)
+    underpowered = ~sig & (mde_bh > relevant_pp)
+    verdict = np.where(
+        sig,
+        "significant",
+        np.where(
+            ~ok,
+            "tie, not assessable",
+            np.where(underpowered, "tie, underpowered", "tie, adequately powered"),
+        ),
+    )
+    return {
+        "alpha_bh": alpha_bh,
+        "mde_pp": mde(s, n, alpha, power),
+        "mde_bh_pp": mde_bh,
+        "mde_bonferroni_pp": mde(s, n, fdr_q / m, power),
+        "n_needed": n_needed(d, s, alpha, power),
+        "n_needed_bh": n_needed(d, s, alpha_bh, power),
+        "power_observed_bh": power_two_sided(d, s, n, alpha_bh),
+        "underpowered": underpowered,
+        "verdict": verdict,
+    }
+
+
+def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float):
+    """MDE against n for the spread of per-unit sds of a study's comparisons.
+
+    Returns a dict of arrays over ``n_grid``: ``mde_bh_pp`` for the median sd and
+    ``mde_bh_low_pp`` / ``mde_bh_high_pp`` for the smallest and largest, all at
+    ``alpha_bh``, and ``mde_pp`` for the median sd at ``alpha``.
+    """
+    s = np.asarray(sd_pp, dtype=float)
+    s = s[np.isfinite(s)]
+    n = np.asarray(n_grid, dtype=float)
+    if s.size == 0 or not np.isfinite(alpha_bh):
+        nan = np.full(n.size, np.nan)
+        keys = ("sd_median_pp", "mde_pp", "mde_bh_pp", "mde_bh_low_pp", "mde_bh_high_pp")
+        return {"n": n, **dict.fromkeys(keys, nan)}
+    med, lo, hi = np.median(s), s.min(), s.max()
+    return {
+        "n": n,
+        "sd_median_pp": np.full(n.size, med),
+        "mde_pp": mde(med, n, alpha, power),
+        "mde_bh_pp": mde(med, n, alpha_bh, power),
+        "mde_bh_low_pp": mde(lo, n, alpha_bh, power),
+        "mde_bh_high_pp": mde(hi, n, alpha_bh, power),
+    }
+
+
+def n_grid(study_n: float, points: int = 40) -> np.ndarray:
+    """Log-spaced unit counts from ``study_n / 20`` (at least 5) to ``20 · study_n``."""
+    lo = max(5.0, study_n / 20.0)
+    return np.unique(np.round(np.geomspace(lo, 20.0 * study_n, points)).astype(int))
