@@ -23,8 +23,8 @@ rule ingest_benchmark_run:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         format=lambda w: benchmark_sources()[w.run].format,
         path=lambda w: str(benchmark_sources()[w.run].path),
@@ -59,8 +59,8 @@ rule build_benchmark_warehouse:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(5, 0.1),
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     params:
         items_file=lambda w, input: (
             input.item_metadata[0] if input.item_metadata else ""
@@ -101,8 +101,8 @@ rule analyse_benchmark_accuracy:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
@@ -140,8 +140,8 @@ rule compare_benchmark_models:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
@@ -179,8 +179,8 @@ rule fit_benchmark_irt:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(1500, 10),
-        runtime=job_runtime(30, 0.5),
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         epochs=BENCHMARK["irt"]["epochs"],
         lr=BENCHMARK["irt"]["lr"],
@@ -233,8 +233,8 @@ rule cluster_benchmark_failures:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         linkage=BENCHMARK["similarity"]["linkage"],
         n_extreme_pairs=BENCHMARK["similarity"]["n_extreme_pairs"],
@@ -269,8 +269,8 @@ rule tabulate_benchmark_quality:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/benchmark/quality.py"
 
@@ -306,8 +306,8 @@ rule plot_benchmark_figures:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         data_note=benchmark_data_note(),
         fdr_q=BENCHMARK["fdr_q"],
@@ -336,8 +336,8 @@ rule check_benchmark_published:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),

@@ -20,8 +20,8 @@ rule ingest_bias_awareness_items:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
@@ -41,8 +41,8 @@ rule ingest_bias_awareness_run:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
@@ -64,8 +64,8 @@ rule build_bias_awareness_warehouse:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(5, 0.1),
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/bias_awareness/warehouse.py"
 
@@ -96,8 +96,8 @@ rule tabulate_bias_awareness_rates:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         seed=BIAS_AWARENESS["seed"],
         n_boot=BIAS_AWARENESS["n_boot"],
@@ -127,8 +127,8 @@ rule compare_bias_awareness_models:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         seed=BIAS_AWARENESS["seed"],
         n_boot=BIAS_AWARENESS["n_boot"],
@@ -159,8 +159,8 @@ rule tabulate_bias_awareness_agreement:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -191,8 +191,8 @@ rule tabulate_bias_awareness_quality:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/quality.py"
 
@@ -224,8 +224,8 @@ rule plot_bias_awareness_figures:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -254,8 +254,8 @@ rule check_bias_awareness_published:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),

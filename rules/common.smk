@@ -59,11 +59,13 @@ def run_ids(study, pattern="{run}.jsonl"):
 
 
 # What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
-# runtime`; runtime in minutes). Measured from the per-rule timings in
-# results/benchmarks/ on the bundled data and on bench/scale.py data up to
-# 200 models x 20,000 items: a base covering the interpreter and libraries plus a
-# slope in the size of the job's input files (the rows it reads), with headroom;
-# a retried job (--retries) asks for `attempt` times as much.
+# runtime`; runtime in minutes): a base plus a slope per MB of the job's input
+# files, times `attempt` on a retry (--retries). From Snakemake's per-job timings
+# (results/benchmarks/): on the bundled data every job peaks at 110-650 MB RSS
+# (py-irt fits the most) and needs < 1 min of CPU; on bench/scale.py data peak RSS
+# grows ~80 MB per MB of labelled parquet for a warehouse build and ~70-100 MB per
+# MB of DuckDB for an analysis (bootstrap weights, model pairs). Bases are 1.5x
+# the bundled peak, slopes round those measured up.
 def job_mem_mb(base_mb, per_input_mb=0.0):
     def mem_mb(wildcards, input, attempt):
         return int(base_mb + per_input_mb * input.size_mb) * attempt

@@ -20,8 +20,8 @@ rule ingest_cot_loadbearing_run:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         cue_words=COT["cue_words"],
     script:
@@ -48,8 +48,8 @@ rule build_cot_loadbearing_warehouse:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(5, 0.1),
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/cot_loadbearing/warehouse.py"
 
@@ -74,8 +74,8 @@ rule tabulate_cot_loadbearing_quality:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/cot_loadbearing/quality.py"
 
@@ -107,8 +107,8 @@ rule tabulate_cot_loadbearing_shares:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -165,8 +165,8 @@ rule tabulate_cot_loadbearing_gradients:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(900, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -209,8 +209,8 @@ rule tabulate_cot_loadbearing_labelling:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
     script:
@@ -236,8 +236,8 @@ rule fit_cot_loadbearing_ordinal:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(1500, 10),
-        runtime=job_runtime(30, 0.5),
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         production=COT["production_variant"],
         pool_model=COT["main_model"],
@@ -290,8 +290,8 @@ rule plot_cot_loadbearing_figures:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
@@ -328,8 +328,8 @@ rule check_cot_loadbearing_published:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=COT["power"],
         simulated=cot_loadbearing_simulated(),

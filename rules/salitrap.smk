@@ -18,8 +18,8 @@ rule ingest_salitrap_items:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
     script:
@@ -41,8 +41,8 @@ rule ingest_salitrap_run:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         valid_labels=SALITRAP["labels"]["valid"],
         invalid_labels=SALITRAP["labels"]["invalid"],
@@ -72,8 +72,8 @@ rule build_salitrap_warehouse:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(5, 0.1),
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/salitrap/warehouse.py"
 
@@ -117,8 +117,8 @@ rule tabulate_salitrap_main:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         bootstrap=SALITRAP["bootstrap"],
@@ -156,8 +156,8 @@ rule check_salitrap_published:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=SALITRAP["power"],
         published_dir=str(raw_dir("salitrap") / "published"),
@@ -186,8 +186,8 @@ rule tabulate_salitrap_liberation:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         conditions=SALITRAP["liberation"]["conditions"],
@@ -218,8 +218,8 @@ rule tabulate_salitrap_interventions:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         conditions=SALITRAP["interventions"]["conditions"],
         metrics=SALITRAP["metrics"],
@@ -253,8 +253,8 @@ rule analyse_salitrap_density:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         metrics=SALITRAP["metrics"],
@@ -291,8 +291,8 @@ rule compare_salitrap_models:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         q=SALITRAP["comparisons"]["fdr_q"],
@@ -321,8 +321,8 @@ rule tabulate_salitrap_labels:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         valid_labels=SALITRAP["labels"]["valid"],
@@ -357,8 +357,8 @@ rule plot_salitrap_density:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -392,8 +392,8 @@ rule plot_salitrap_experiments:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -419,8 +419,8 @@ rule plot_salitrap_overview:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -460,8 +460,8 @@ rule analyse_salitrap_failure_sets:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         linkage=SALITRAP["failure_sets"]["linkage"],
@@ -506,8 +506,8 @@ rule plot_salitrap_failure_sets:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -540,8 +540,8 @@ rule fit_salitrap_irt:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(1500, 10),
-        runtime=job_runtime(30, 0.5),
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         dimensions=SALITRAP["dimensions"],
         metrics=SALITRAP["metrics"],
@@ -588,8 +588,8 @@ rule plot_salitrap_irt:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:

@@ -21,8 +21,8 @@ rule summarize_published_checks:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(300),
+        runtime=job_runtime(5),
     script:
         "../scripts/rederive/summary.py"
 
@@ -44,8 +44,8 @@ rule write_provenance:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(300),
+        runtime=job_runtime(5, 0.05),
     params:
         config=config,
     script:

@@ -21,8 +21,8 @@ rule ingest_tag_sycophancy_run:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(300, 10),
-        runtime=job_runtime(5, 0.2),
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         arms=TAGSYC["arms"],
         endorse=TAGSYC["labelling"]["endorse"],
@@ -51,8 +51,8 @@ rule build_tag_sycophancy_warehouse:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(5, 0.1),
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/tag_sycophancy/warehouse.py"
 
@@ -73,8 +73,8 @@ rule tabulate_tag_sycophancy_effects:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         arms=TAGSYC["arms"],
         n_boot=TAGSYC["bootstrap"]["n_boot"],
@@ -112,8 +112,8 @@ rule tabulate_tag_sycophancy_panel:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         q=TAGSYC["fdr_q"],
         rubber_stamp_threshold=TAGSYC["rubber_stamp_threshold"],
@@ -137,8 +137,8 @@ rule tabulate_tag_sycophancy_audit:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         endorse=TAGSYC["labelling"]["endorse"],
         reject=TAGSYC["labelling"]["reject"],
@@ -166,8 +166,8 @@ rule plot_tag_sycophancy_figures:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(800, 5),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=tag_sycophancy_simulated(),
         level=TAGSYC["bootstrap"]["level"],
@@ -194,8 +194,8 @@ rule check_tag_sycophancy_published:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(10, 0.2),
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=TAGSYC["power"],
         published_dir=str(raw_dir("tag_sycophancy") / "published"),
