@@ -41,6 +41,13 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     label = "IRT difficulty (spread-matched)" if column != "difficulty" else "IRT difficulty"
     order = list(dict.fromkeys(items["Dimension"]))
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    if items["difficulty"].notna().sum() == 0:
+        # No 1PL was fitted (one model, or one item): say why instead of drawing.
+        reason = next((n for n in models.get("ability_note", []) if isinstance(n, str)), "")
+        for ax in axes:
+            ax.text(0.5, 0.5, reason or "no 1PL fit", ha="center", va="center", wrap=True)
+            ax.set_axis_off()
+        return fig
     sns.kdeplot(
         data=items,
         x=column,
