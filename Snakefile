@@ -23,6 +23,7 @@ include: "rules/tag_sycophancy.smk"
 include: "rules/bias_awareness.smk"
 include: "rules/cot_loadbearing.smk"
 include: "rules/benchmark.smk"
+include: "rules/power.smk"
 include: "rules/summary.smk"
 
 

@@ -34,6 +34,8 @@ def bias_awareness_accounting(wildcards):
 
 def bias_awareness_targets():
     return [
+        "results/bias_awareness/tables/power.csv",
+        "results/bias_awareness/figures/power_mde.png",
         "results/bias_awareness/tables/main.tex",
         "results/bias_awareness/tables/comparisons.tex",
         "results/bias_awareness/tables/agreement.tex",

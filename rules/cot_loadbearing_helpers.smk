@@ -25,6 +25,8 @@ def cot_loadbearing_published(wildcards):
 
 def cot_loadbearing_targets():
     return [
+        "results/cot_loadbearing/tables/power.csv",
+        "results/cot_loadbearing/figures/power_mde.png",
         f"{COT_TABLES}/table1_main.csv",
         f"{COT_TABLES}/table5_deviance.csv",
         f"{COT_TABLES}/data_quality.csv",

@@ -35,6 +35,8 @@ SALITRAP_FIGURES = [
 
 def salitrap_targets():
     return [
+        "results/salitrap/tables/power.csv",
+        "results/salitrap/figures/power_mde.png",
         "results/salitrap/tables/table1_tar_hfr.csv",
         "results/salitrap/check/published_check.md",
         "results/salitrap/tables/pairwise_tar.csv",

@@ -30,6 +30,8 @@ def tag_sycophancy_simulated():
 
 def tag_sycophancy_targets():
     return [
+        "results/tag_sycophancy/tables/power.csv",
+        "results/tag_sycophancy/figures/power_mde.png",
         f"{TAGSYC_TABLES}/tag_effects.csv",
         f"{TAGSYC_TABLES}/panel_summary.csv",
         f"{TAGSYC_TABLES}/leading_tokens.csv",

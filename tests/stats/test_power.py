@@ -17,6 +17,7 @@ from rederive.stats.power import (
     bh_average_power,
     bh_threshold,
     binary_difference_sd,
+    comparison_power,
     detectable_effect,
     mde,
     n_needed,
@@ -202,3 +203,119 @@ def test_bh_average_power_matches_resampling_on_chembench(chembench):
         # Pairs share models (correlated tests); the approximation is stated, and
         # it holds to 0.03 in average power here.
         assert sim.mean() == pytest.approx(analytic, abs=0.03)
+
+
+def test_comparison_power_marks_only_wide_ties_underpowered():
+    from rederive.report.power import curve_frame, headline_check, power_frame
+
+    ids = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "z", "z"]})
+    table = power_frame(
+        ids,
+        unit="item",
+        n_units=[400, 400, 400],
+        diff_pp=[8.0, 1.0, 0.5],
+        ci_low_pp=[4.0, -2.0, -0.5],
+        ci_high_pp=[12.0, 4.0, 1.5],
+        ci_source="test",
+        significant=[True, False, False],
+        sd_pp=[40.0, 40.0, 5.0],
+        sd_source="test",
+        alpha=0.05,
+        power=0.8,
+        fdr_q=0.05,
+        relevant_pp=2.0,
+    )
+    alpha_bh = table["alpha_bh"].iloc[0]
+    assert 0.05 / 3 <= alpha_bh <= 0.05
+    assert table["mde_bh_pp"].iloc[1] == pytest.approx(mde(40.0, 400, alpha_bh))
+    # sd 40 pp on 400 items: MDE ≈ 5.6 pp > 2 → underpowered; sd 5 pp: ≈ 0.7 pp → a real tie.
+    assert list(table["verdict"]) == ["significant", "tie, underpowered", "tie, adequately powered"]
+    assert table["n_needed"].iloc[1] == n_needed(1.0, 40.0)
+    curve = curve_frame(table)
+    assert curve["study_n"].eq(400).all()
+    assert curve["mde_bh_low_pp"].le(curve["mde_bh_pp"]).all()
+    assert curve["mde_bh_pp"].is_monotonic_decreasing
+
+    check = headline_check(
+        "s", "x vs y", -8.0, sd_pp=40.0, n_units=400, unit="item", alpha=0.05, power=0.8
+    )
+    assert check.published == 8.0 and check.ours == pytest.approx(mde(40.0, 400))
+    assert check.status == "pass"
+    small = headline_check(
+        "s", "x vs y", 1.0, sd_pp=40.0, n_units=400, unit="item", alpha=0.05, power=0.8
+    )
+    assert small.status == "FAIL" and f"needs {int(n_needed(1.0, 40.0)):,} items" in small.note
+
+
+def test_comparisons_without_an_sd_are_not_assessable():
+    from rederive.report.power import curve_frame, power_frame
+
+    def frame(sds, n):
+        return power_frame(
+            pd.DataFrame({"model": [f"m{i}" for i in range(len(sds))]}),
+            unit="item",
+            n_units=[n] * len(sds),
+            diff_pp=[3.0] * len(sds),
+            ci_low_pp=[0.0] * len(sds),
+            ci_high_pp=[6.0] * len(sds),
+            ci_source="t",
+            significant=[False] * len(sds),
+            sd_pp=sds,
+            sd_source="t",
+            alpha=0.05,
+            power=0.8,
+            fdr_q=0.1,
+            relevant_pp=5.0,
+        )
+
+    mixed = frame([np.nan, 20.0], 20)
+    assert list(mixed["verdict"]) == ["tie, not assessable", "tie, underpowered"]
+    none = frame([np.nan], 1)
+    assert list(none["verdict"]) == ["tie, not assessable"] and none["alpha_bh"].isna().all()
+    assert curve_frame(none)["mde_bh_pp"].isna().all()
+    assert curve_frame(frame([], 20)).empty
+
+
+def test_mde_figure_draws_from_the_csvs(tmp_path):
+    from rederive.plots.power import draw
+    from rederive.plots.theme import save_figure
+    from rederive.report.power import write_power
+
+    table = pd.DataFrame()
+    from rederive.report.power import power_frame
+
+    table = power_frame(
+        pd.DataFrame({"a": ["x", "y"]}),
+        unit="item",
+        n_units=[300, 300],
+        diff_pp=[12.0, 0.5],
+        ci_low_pp=[6.0, -3.0],
+        ci_high_pp=[18.0, 4.0],
+        ci_source="t",
+        significant=[True, False],
+        sd_pp=[40.0, 35.0],
+        sd_source="t",
+        alpha=0.05,
+        power=0.8,
+        fdr_q=0.05,
+        relevant_pp=2.0,
+    )
+    write_power(table, tmp_path / "power.csv", tmp_path / "curve.csv")
+    power, curve = pd.read_csv(tmp_path / "power.csv"), pd.read_csv(tmp_path / "curve.csv")
+    fig = draw(power, curve, title="t")
+    save_figure(fig, tmp_path / "f.png", tmp_path / "f.pdf", note="note")
+    assert (tmp_path / "f.png").stat().st_size > 1000 and (tmp_path / "f.pdf").exists()
+    empty = draw(power, curve.iloc[0:0], title="t")
+    save_figure(empty, tmp_path / "e.png", tmp_path / "e.pdf")
+
+
+def test_small_n_comparisons_stay_out_of_the_family():
+    base = dict(alpha=0.05, power=0.8, fdr_q=0.05, relevant_pp=2.0)
+    args = ([1.0, 9.0, 0.5], [40.0, 40.0, 40.0], [400, 400, 400], [False, True, False])
+    kept = comparison_power(*args, **base)
+    out = comparison_power(*args, **base, excluded=[False, False, True])
+    assert list(out["verdict"]) == ["tie, underpowered", "significant", "excluded (small n)"]
+    assert not out["underpowered"][2]
+    # The family's BH level is computed without the excluded comparison.
+    assert out["alpha_bh"] == pytest.approx(bh_threshold([1.0, 9.0], [40.0, 40.0], 400, 0.05))
+    assert kept["alpha_bh"] != out["alpha_bh"]

@@ -16,6 +16,10 @@ def test_cli_accuracies_prints_paired_and_unpaired_n(capsys):
     paired = int(n_needed(0.04, binary_difference_sd(0.72, 0.68, 0.5)))
     assert f"items needed, paired, 80% power at alpha = 0.05 (two-sided): {paired:,}" in out
     assert f"(Fleiss): {unpaired_two_proportion_n(0.72, 0.68):,}" in out
+    assert "Benjamini-Hochberg" not in out
+    assert main(["--acc-a", "0.72", "--acc-b", "0.68", "--pairs", "10"]) == 0
+    worst = int(n_needed(0.04, binary_difference_sd(0.72, 0.68, 0.5), alpha=0.005))
+    assert f"between {paired:,} and {worst:,} items (Bonferroni bound)" in capsys.readouterr().out
 
 
 def test_cli_runs_as_a_module():

@@ -4,7 +4,10 @@ Drawn only from ``tables/power.csv`` (the observed differences) and
 ``tables/power_mde_curve.csv`` (the curve): nothing is computed here.
 """
 
+import matplotlib
 import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
 import pandas as pd
 
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
@@ -16,7 +19,13 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
     difference as a horizontal line; observed |differences| as points at their n,
     coloured by the verdict."""
     apply_theme()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(8.6, 4.2))
+    if curve.empty or curve["mde_bh_pp"].isna().all():
+        # Too few units for any per-unit sd: say so rather than draw nothing.
+        ax.text(0.5, 0.5, "no comparison with a per-unit sd to assess", ha="center")
+        ax.set_axis_off()
+        ax.set_title(title)
+        return fig
     ax.fill_between(
         curve["n"],
         curve["mde_bh_low_pp"],
@@ -37,6 +46,7 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
         (study_n, 1.0),
         xycoords=("data", "axes fraction"),
         xytext=(3, -12),
+        ha="left",
         textcoords="offset points",
         fontsize=8,
         color="0.3",
@@ -47,6 +57,8 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
         "significant": ("C2", "o"),
         "tie, adequately powered": ("C1", "s"),
         "tie, underpowered": ("C3", "X"),
+        "tie, not assessable": ("0.35", "v"),
+        "excluded (small n)": ("0.6", "D"),
     }
     for verdict, (color, marker) in styles.items():
         sub = power[power["verdict"] == verdict]
@@ -65,12 +77,18 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
         )
     ax.set_xscale("log")
     ax.set_xlabel(f"{unit}s per comparison (log scale)")
-    ax.set_ylabel("difference (percentage points)")
+    ax.set_ylabel("difference, pp (symmetric log scale)")
     power_level = float(curve["power"].iloc[0])
     ax.set_title(f"{title}: detectable difference at {power_level:.0%} power")
-    top = max(curve["mde_bh_high_pp"].max() * 0.6, power["diff_pp"].abs().max() * 1.1, relevant * 2)
+    # Symmetric-log y: the ties sit within a few points of 0 while significant
+    # differences reach tens of points; linear below 1 pp keeps zero on the axis.
+    ax.set_yscale("symlog", linthresh=1.0, linscale=0.6)
+    top = np.nanmax([curve["mde_bh_high_pp"].max(), power["diff_pp"].abs().max(), relevant]) * 1.4
     ax.set_ylim(0, top)
-    ax.legend(fontsize=7, loc="upper right", frameon=True)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=True)
+    # Room under the axes for the provenance note save_figure adds.
+    fig.subplots_adjust(bottom=0.2, right=0.68)
     return fig
 
 

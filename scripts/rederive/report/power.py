@@ -58,6 +58,7 @@ def power_frame(
     power: float,
     fdr_q: float,
     relevant_pp: float,
+    excluded=None,
 ) -> pd.DataFrame:
     """One row per comparison: ``ids`` columns, then :data:`POWER_COLUMNS`.
 
@@ -82,6 +83,7 @@ def power_frame(
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        excluded=excluded,
     )
     out = ids.reset_index(drop=True).copy()
     out["unit"] = unit
@@ -112,12 +114,31 @@ def power_frame(
     return out
 
 
+#: Columns of the MDE-against-n curve CSV.
+CURVE_COLUMNS = [
+    "n",
+    "study_n",
+    "sd_median_pp",
+    "mde_pp",
+    "mde_bh_pp",
+    "mde_bh_low_pp",
+    "mde_bh_high_pp",
+    "unit",
+    "relevant_pp",
+    "alpha",
+    "alpha_bh",
+    "power",
+]
+
+
 def curve_frame(table: pd.DataFrame) -> pd.DataFrame:
     """MDE against n (median, min and max per-unit sd of the table's comparisons).
 
     ``study_n`` (the median ``n_units``) is repeated on every row so the figure
     can mark it without reading another file.
     """
+    if table.empty:
+        return pd.DataFrame(columns=CURVE_COLUMNS)
     first = table.iloc[0]
     study_n = float(np.median(table["n_units"]))
     curve = mde_curve(
@@ -135,7 +156,7 @@ def curve_frame(table: pd.DataFrame) -> pd.DataFrame:
     out["alpha"] = first["alpha"]
     out["alpha_bh"] = first["alpha_bh"]
     out["power"] = first["power"]
-    return out
+    return out[CURVE_COLUMNS]
 
 
 def write_power(table: pd.DataFrame, power_csv, curve_csv) -> None:

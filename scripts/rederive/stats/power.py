@@ -424,6 +424,7 @@ def comparison_power(
     power: float,
     fdr_q: float,
     relevant_pp: float,
+    excluded=None,
 ) -> dict[str, np.ndarray | float]:
     """Power columns of a family of comparisons tested together with BH.
 
@@ -444,6 +445,9 @@ def comparison_power(
     relevant_pp : float
         Smallest difference that matters in practice; a tie whose BH-level MDE
         exceeds it is ``underpowered``.
+    excluded : array_like of bool, shape (m,), optional
+        Comparisons the study kept out of its BH family (e.g. ``small_n``): not
+        ties, not part of the family's power; verdict ``excluded (small n)``.
 
     Returns
     -------
@@ -459,12 +463,43 @@ def comparison_power(
     s = np.asarray(sd_pp, dtype=float)
     n = np.asarray(n_units, dtype=float)
     sig = np.asarray(significant, dtype=bool)
-    m = int(np.isfinite(d).sum())
-    alpha_bh = bh_threshold(d, s, n, fdr_q)
+    # A comparison without a usable sd (fewer than two units) has no MDE; it is
+    # left out of the BH family's power and reported as "not assessable".
+    out_of_family = (
+        np.zeros(d.shape, dtype=bool) if excluded is None else np.asarray(excluded, dtype=bool)
+    )
+    ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n) & ~out_of_family
+    m = int(ok.sum())
+    if m == 0:
+        nan = np.full(d.shape, np.nan)
+        return {
+            "alpha_bh": np.nan,
+            **dict.fromkeys(
+                ("mde_pp", "mde_bh_pp", "mde_bonferroni_pp", "n_needed", "n_needed_bh"), nan
+            ),
+            "power_observed_bh": nan,
+            "underpowered": np.zeros(d.shape, dtype=bool),
+            "verdict": np.where(
+                out_of_family,
+                "excluded (small n)",
+                np.where(sig, "significant", "tie, not assessable"),
+            ),
+        }
+    alpha_bh = bh_threshold(d[ok], s[ok], n[ok], fdr_q)
     mde_bh = mde(s, n, alpha_bh, power)
-    underpowered = ~sig & (mde_bh > relevant_pp)
+    underpowered = ~sig & ~out_of_family & (mde_bh > relevant_pp)
     verdict = np.where(
-        sig, "significant", np.where(underpowered, "tie, underpowered", "tie, adequately powered")
+        out_of_family,
+        "excluded (small n)",
+        np.where(
+            sig,
+            "significant",
+            np.where(
+                ~ok,
+                "tie, not assessable",
+                np.where(underpowered, "tie, underpowered", "tie, adequately powered"),
+            ),
+        ),
     )
     return {
         "alpha_bh": alpha_bh,
@@ -489,6 +524,10 @@ def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float):
     s = np.asarray(sd_pp, dtype=float)
     s = s[np.isfinite(s)]
     n = np.asarray(n_grid, dtype=float)
+    if s.size == 0 or not np.isfinite(alpha_bh):
+        nan = np.full(n.size, np.nan)
+        keys = ("sd_median_pp", "mde_pp", "mde_bh_pp", "mde_bh_low_pp", "mde_bh_high_pp")
+        return {"n": n, **dict.fromkeys(keys, nan)}
     med, lo, hi = np.median(s), s.min(), s.max()
     return {
         "n": n,

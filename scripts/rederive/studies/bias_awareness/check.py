@@ -214,6 +214,15 @@ def main(snakemake):
         + identity_checks(published, rates)
         + claim_checks(comparisons)
     )
+    # Power of the abstract's contrasts (rederive.studies.bias_awareness.power).
+    from rederive.studies.bias_awareness.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(snakemake.input.power),
+        Path(p.published_dir) / PUBLISHED_FILE,
+        alpha=p.power["alpha"],
+        power=p.power["target"],
+    )
     frame = write_published_check(
         checks,
         snakemake.output.csv,

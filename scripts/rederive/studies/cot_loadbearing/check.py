@@ -285,6 +285,12 @@ def main(snakemake) -> None:
     checks = cell_checks(published, our_values(tables, p.decoupling_subject)) + identities(
         published
     )
+    # Power of Table 2's contrasts (rederive.studies.cot_loadbearing.power).
+    from rederive.studies.cot_loadbearing.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(i.power), published, alpha=p.power["alpha"], power=p.power["target"]
+    )
     write_published_check(
         checks,
         snakemake.output.csv,

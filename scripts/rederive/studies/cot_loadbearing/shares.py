@@ -53,8 +53,8 @@ def main_shares(
     return table.reset_index(drop=True)
 
 
-def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> pd.DataFrame:
-    """Table 2: C rate by perturbation family on GSM8K and on one hard BBH subtask."""
+def decoupling_rows(rows: pd.DataFrame, subject: str) -> pd.DataFrame:
+    """The continuations behind Table 2, with ``condition`` and ``perturbation``."""
     keep = rows[rows["experiment"].isin(["main", "decoupling"])]
     gsm = keep[keep["dataset"] == "gsm8k"].assign(condition="gsm8k")
     hard = keep[(keep["dataset"] == "bbh") & (keep["subject"] == subject)].assign(
@@ -62,6 +62,12 @@ def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> p
     )
     both = pd.concat([gsm, hard], ignore_index=True)
     both["perturbation"] = both["family"].map(FAMILY_NAME)
+    return both
+
+
+def decoupling(rows: pd.DataFrame, subject: str, *, n_boot: int, seed: int) -> pd.DataFrame:
+    """Table 2: C rate by perturbation family on GSM8K and on one hard BBH subtask."""
+    both = decoupling_rows(rows, subject)
     long = clustered_shares(
         both, ["model", "condition", "perturbation"], n_boot=n_boot, seed=seed, key="table2"
     )

@@ -212,6 +212,16 @@ def main(snakemake):
         if hasattr(snakemake.input, name)
     }
     checks += experiment_checks(published_dir, ours, snakemake.params.tolerance)
+    # Power of the paper's headline comparison (rederive.studies.salitrap.power).
+    from rederive.studies.salitrap.power import headline_checks
+
+    level = snakemake.params.power
+    checks += headline_checks(
+        pd.read_csv(snakemake.input.power),
+        published_dir,
+        alpha=level["alpha"],
+        power=level["target"],
+    )
     preamble = (
         "Recomputed values (`ours`) against the paper's printed values (`published`), and identities the "
         "published tables must satisfy among themselves (`identity`: `published` is the printed value, `ours` "

@@ -215,6 +215,15 @@ def main(snakemake):
         + panel_checks(published, summary, lineages, table)
         + identity_checks(published)
     )
+    # Power of the paper's headline effects (rederive.studies.tag_sycophancy.power).
+    from rederive.studies.tag_sycophancy.power import headline_checks
+
+    checks += headline_checks(
+        pd.read_csv(snakemake.input.power),
+        p.published_dir,
+        alpha=p.power["alpha"],
+        power=p.power["target"],
+    )
     write_published_check(
         checks,
         snakemake.output.csv,

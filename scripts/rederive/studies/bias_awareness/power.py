@@ -1,0 +1,131 @@
+"""Rule ``estimate_bias_awareness_power``: could the design tell the models apart on
+Pr[S], Pr[A] and TG?
+
+Differences, intervals and BH decisions are read from ``comparisons.csv``; the
+per-question sd of each paired difference is the linearised sd of the two rate
+ratios, from the very numerator/denominator columns the rate bootstrap resamples
+(:func:`rederive.studies.bias_awareness.metrics.design_matrices`), clustered by
+question as that bootstrap is (Miller 2024 §2.2, §3.2).
+
+References
+----------
+Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rederive.report.power import headline_check, power_frame, write_power
+from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.small_n import SMALL_N
+from rederive.studies.bias_awareness.metrics import design_matrices
+from rederive.studies.bias_awareness.warehouse import biased_trials
+
+
+def _excluded(frame: pd.DataFrame) -> np.ndarray:
+    """The study's small-n flag per comparison (absent in older tables: none)."""
+    if SMALL_N not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
+
+
+def power_table(
+    trials: pd.DataFrame, comparisons: pd.DataFrame, *, alpha, power, fdr_q, relevant_pp
+):
+    keys, num, den = design_matrices(trials)
+    column = {key: j for j, key in enumerate(keys)}
+    questions = trials["question_id"].to_numpy()
+    sds, units = [], []
+    for row in comparisons.itertuples(index=False):
+        ja, jb = column[(row.a, row.bias, row.quantity)], column[(row.b, row.bias, row.quantity)]
+        u = paired_influence(num[:, ja], num[:, jb], den[:, ja], den[:, jb], clusters=questions)
+        sds.append(100 * unit_sd(u))
+        units.append(u.size)
+    return power_frame(
+        comparisons[["quantity", "bias", "a", "b"]],
+        unit="question",
+        n_units=np.array(units),
+        diff_pp=comparisons["diff"],
+        ci_low_pp=comparisons["ci_low"],
+        ci_high_pp=comparisons["ci_high"],
+        ci_source="comparisons.csv (paired question bootstrap)",
+        significant=comparisons["reject"].fillna(False).astype(bool),
+        sd_pp=np.array(sds),
+        sd_source="per-trial indicators clustered by question (warehouse; delta method)",
+        alpha=alpha,
+        power=power,
+        fdr_q=fdr_q,
+        relevant_pp=relevant_pp,
+        excluded=_excluded(comparisons),
+    )
+
+
+#: The abstract's two contrasts: similar susceptibility, very different awareness.
+HEADLINE_QUANTITIES = ("susceptibility", "awareness_strict")
+
+
+def headline_checks(table: pd.DataFrame, published_file, *, alpha: float, power: float) -> list:
+    """Published check: could N = 1,500 trials per model detect the abstract's contrasts?
+
+    Reported differences from the headline file (pooled over biases); the
+    per-question sd is the pooled comparison's in ``power.csv``. For the
+    "similar susceptibility" claim the row shows how large a difference the
+    sample could have missed.
+    """
+    from rederive.studies.bias_awareness import POOLED
+
+    path = Path(published_file)
+    if not path.exists():
+        return []
+    pub = pd.read_csv(path)
+    out = []
+    for quantity in HEADLINE_QUANTITIES:
+        rows = pub[(pub["quantity"] == quantity) & (pub["bias"] == POOLED)]
+        if len(rows) != 2:
+            continue
+        (a, va), (b, vb) = rows[["model", "value"]].itertuples(index=False)
+        mine = table[
+            (table["quantity"] == quantity)
+            & (table["bias"] == POOLED)
+            & (table["a"].isin([a, b]))
+            & (table["b"].isin([a, b]))
+        ]
+        if mine.empty:
+            continue
+        row = mine.iloc[0]
+        out.append(
+            headline_check(
+                "bias_awareness",
+                f"{a} vs {b} {quantity} (pooled)",
+                va - vb,
+                sd_pp=row["sd_unit_pp"],
+                n_units=row["n_units"],
+                unit=row["unit"],
+                alpha=alpha,
+                power=power,
+                note=f"MDE {row['mde_pp']:.2f} pp: the smallest difference this sample detects.",
+            )
+        )
+    return out
+
+
+def main(snakemake):
+    p = snakemake.params
+    comparisons = pd.read_csv(snakemake.input.comparisons)
+    table = power_table(
+        biased_trials(snakemake.input.db),
+        comparisons,
+        alpha=p.power["alpha"],
+        power=p.power["target"],
+        fdr_q=p.fdr_q,
+        relevant_pp=p.power["relevant_pp"],
+    )
+    write_power(table, snakemake.output.power, snakemake.output.curve)
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821
