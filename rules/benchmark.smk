@@ -22,6 +22,9 @@ rule ingest_benchmark_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         format=lambda w: benchmark_sources()[w.run].format,
         path=lambda w: str(benchmark_sources()[w.run].path),
@@ -55,6 +58,9 @@ rule build_benchmark_warehouse:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     params:
         items_file=lambda w, input: (
             input.item_metadata[0] if input.item_metadata else ""
@@ -80,6 +86,12 @@ rule analyse_benchmark_accuracy:
             category="Benchmark",
             subcategory="Tables",
         ),
+        by_task=report(
+            f"{BENCHMARK_TABLES}/accuracy_by_task.csv",
+            caption="report/benchmark/accuracy_by_task.rst",
+            category="Benchmark",
+            subcategory="Tables",
+        ),
         tex=f"{BENCHMARK_TABLES}/accuracy.tex",
     log:
         "results/logs/benchmark/accuracy.log",
@@ -88,6 +100,9 @@ rule analyse_benchmark_accuracy:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
@@ -124,6 +139,9 @@ rule compare_benchmark_models:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         n_boot=BENCHMARK["n_boot"],
         seed=BENCHMARK["seed"],
@@ -160,9 +178,14 @@ rule fit_benchmark_irt:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         epochs=BENCHMARK["irt"]["epochs"],
         lr=BENCHMARK["irt"]["lr"],
+        lr_decay=BENCHMARK["irt"]["lr_decay"],
+        tol=BENCHMARK["irt"]["tol"],
         priors=BENCHMARK["irt"]["priors"],
         seed=BENCHMARK["irt"]["seed"],
         n_boot=BENCHMARK["n_boot"],
@@ -209,6 +232,9 @@ rule cluster_benchmark_failures:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         linkage=BENCHMARK["similarity"]["linkage"],
         n_extreme_pairs=BENCHMARK["similarity"]["n_extreme_pairs"],
@@ -242,6 +268,9 @@ rule tabulate_benchmark_quality:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/benchmark/quality.py"
 
@@ -276,6 +305,9 @@ rule plot_benchmark_figures:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         data_note=benchmark_data_note(),
         fdr_q=BENCHMARK["fdr_q"],
@@ -303,6 +335,9 @@ rule check_benchmark_published:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=BENCHMARK["power"],
         published_dir=str(raw_dir("benchmark") / "published"),

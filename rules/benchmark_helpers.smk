@@ -1,7 +1,7 @@
 # Input functions, constants and targets of the benchmark rules (kept apart from
 # the rules, as `snakemake --lint` asks).
 
-from rederive.studies.benchmark.sources import discover
+from rederive.studies.benchmark.sources import discover, input_dirs
 
 BENCHMARK = config["benchmark"]
 BENCHMARK_TABLES = "results/benchmark/tables"
@@ -22,10 +22,17 @@ def benchmark_sources():
 def benchmark_runs():
     runs = list(benchmark_sources())
     if not runs:
+        # Name every folder searched: an `inputs:` path is relative to the working
+        # directory, not to raw_dir, which is easy to get wrong.
+        searched = ", ".join(
+            f"{fmt}: {path}{'' if path.is_dir() else ' (no such folder)'}"
+            for fmt, path in input_dirs(
+                BENCHMARK["raw_dir"], BENCHMARK.get("inputs")
+            ).items()
+        )
         raise ValueError(
-            f"benchmark: no runs found under {BENCHMARK['raw_dir']} "
-            "(expected matrix/*.csv, long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl "
-            "or inspect/*.eval; see raw/benchmark/README.md)"
+            f"benchmark: no runs found ({searched}; expected matrix/*.csv, long/*.csv|jsonl, "
+            "lm_eval/<model>/samples_*.jsonl or inspect/*.eval; see raw/benchmark/README.md)"
         )
     return runs
 

@@ -19,6 +19,9 @@ rule ingest_bias_awareness_items:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
@@ -37,6 +40,9 @@ rule ingest_bias_awareness_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
@@ -57,6 +63,9 @@ rule build_bias_awareness_warehouse:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/bias_awareness/warehouse.py"
 
@@ -86,6 +95,9 @@ rule tabulate_bias_awareness_rates:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         seed=BIAS_AWARENESS["seed"],
         n_boot=BIAS_AWARENESS["n_boot"],
@@ -114,6 +126,9 @@ rule compare_bias_awareness_models:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         seed=BIAS_AWARENESS["seed"],
         n_boot=BIAS_AWARENESS["n_boot"],
@@ -143,6 +158,9 @@ rule tabulate_bias_awareness_agreement:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -172,6 +190,9 @@ rule tabulate_bias_awareness_quality:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/quality.py"
 
@@ -202,6 +223,9 @@ rule plot_bias_awareness_figures:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=bias_awareness_simulated(),
     script:
@@ -229,6 +253,9 @@ rule check_bias_awareness_published:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=BIAS_AWARENESS["power"],
         simulated=bias_awareness_simulated(),

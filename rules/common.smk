@@ -4,6 +4,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from rederive.config_types import coerce_to_schema
+
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
@@ -16,6 +18,17 @@ STUDIES = [
     "benchmark",
 ]
 
+
+def _schema(name):
+    import yaml
+
+    path = Path(workflow.basedir) / "config" / "schemas" / f"{name}.schema.yaml"
+    return yaml.safe_load(path.read_text())
+
+
+# `--config study='{n_boot: 500, filter: null}'` hands nested scalars over as text;
+# give them the schema's type (int, float, bool, None) before validating.
+config.update(coerce_to_schema(dict(config), _schema("config")))
 validate(config, "../config/schemas/config.schema.yaml")
 for _study in config["studies"]:
     if _study not in config:
@@ -23,6 +36,7 @@ for _study in config["studies"]:
             f"config: study '{_study}' is enabled but has no '{_study}:' section "
             f"(expected in config/{_study}.yaml)"
         )
+    config[_study] = coerce_to_schema(config[_study], _schema(_study))
     validate(config[_study], f"../config/schemas/{_study}.schema.yaml")
 
 
@@ -42,6 +56,28 @@ def run_ids(study, pattern="{run}.jsonl"):
     """Run files found in raw/<study>/runs/ at DAG-build time, sorted."""
     runs = glob_wildcards(str(raw_dir(study) / "runs" / pattern)).run
     return sorted(r for r in runs if "/" not in r)
+
+
+# What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
+# runtime`; runtime in minutes): a base plus a slope per MB of the job's input
+# files, times `attempt` on a retry (--retries). From Snakemake's per-job timings
+# (results/benchmarks/): on the bundled data every job peaks at 110-650 MB RSS
+# (py-irt fits the most) and needs < 1 min of CPU; on bench/scale.py data peak RSS
+# grows ~80 MB per MB of labelled parquet for a warehouse build and ~70-100 MB per
+# MB of DuckDB for an analysis (bootstrap weights, model pairs). Bases are 1.5x
+# the bundled peak, slopes round those measured up.
+def job_mem_mb(base_mb, per_input_mb=0.0):
+    def mem_mb(wildcards, input, attempt):
+        return int(base_mb + per_input_mb * input.size_mb) * attempt
+
+    return mem_mb
+
+
+def job_runtime(base_min, per_input_mb=0.0):
+    def runtime(wildcards, input, attempt):
+        return int(base_min + per_input_mb * input.size_mb) * attempt
+
+    return runtime
 
 
 def all_targets():

@@ -19,6 +19,9 @@ rule ingest_cot_loadbearing_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         cue_words=COT["cue_words"],
     script:
@@ -44,6 +47,9 @@ rule build_cot_loadbearing_warehouse:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/cot_loadbearing/warehouse.py"
 
@@ -67,6 +73,9 @@ rule tabulate_cot_loadbearing_quality:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/cot_loadbearing/quality.py"
 
@@ -97,6 +106,9 @@ rule tabulate_cot_loadbearing_shares:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -152,6 +164,9 @@ rule tabulate_cot_loadbearing_gradients:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(900, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
         n_boot=COT["bootstrap"]["n_boot"],
@@ -193,6 +208,9 @@ rule tabulate_cot_loadbearing_labelling:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         production=COT["production_variant"],
     script:
@@ -217,6 +235,9 @@ rule fit_cot_loadbearing_ordinal:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         production=COT["production_variant"],
         pool_model=COT["main_model"],
@@ -268,6 +289,9 @@ rule plot_cot_loadbearing_figures:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=cot_loadbearing_simulated(),
         main_model=COT["main_model"],
@@ -303,6 +327,9 @@ rule check_cot_loadbearing_published:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=COT["power"],
         simulated=cot_loadbearing_simulated(),

@@ -17,6 +17,9 @@ rule ingest_salitrap_items:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
     script:
@@ -37,6 +40,9 @@ rule ingest_salitrap_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         valid_labels=SALITRAP["labels"]["valid"],
         invalid_labels=SALITRAP["labels"]["invalid"],
@@ -65,6 +71,9 @@ rule build_salitrap_warehouse:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/salitrap/warehouse.py"
 
@@ -107,6 +116,9 @@ rule tabulate_salitrap_main:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         bootstrap=SALITRAP["bootstrap"],
@@ -143,6 +155,9 @@ rule check_salitrap_published:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=SALITRAP["power"],
         published_dir=str(raw_dir("salitrap") / "published"),
@@ -170,6 +185,9 @@ rule tabulate_salitrap_liberation:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         conditions=SALITRAP["liberation"]["conditions"],
@@ -199,6 +217,9 @@ rule tabulate_salitrap_interventions:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         conditions=SALITRAP["interventions"]["conditions"],
         metrics=SALITRAP["metrics"],
@@ -231,6 +252,9 @@ rule analyse_salitrap_density:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         dimensions=SALITRAP["dimensions"],
         metrics=SALITRAP["metrics"],
@@ -266,6 +290,9 @@ rule compare_salitrap_models:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         q=SALITRAP["comparisons"]["fdr_q"],
@@ -293,6 +320,9 @@ rule tabulate_salitrap_labels:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         valid_labels=SALITRAP["labels"]["valid"],
@@ -326,6 +356,9 @@ rule plot_salitrap_density:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -358,6 +391,9 @@ rule plot_salitrap_experiments:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -382,6 +418,9 @@ rule plot_salitrap_overview:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -420,6 +459,9 @@ rule analyse_salitrap_failure_sets:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         metrics=SALITRAP["metrics"],
         linkage=SALITRAP["failure_sets"]["linkage"],
@@ -463,6 +505,9 @@ rule plot_salitrap_failure_sets:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:
@@ -494,14 +539,21 @@ rule fit_salitrap_irt:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(1200, 60),
+        runtime=job_runtime(60, 2),
     params:
         dimensions=SALITRAP["dimensions"],
         metrics=SALITRAP["metrics"],
         epochs=SALITRAP["irt"]["epochs"],
         lr=SALITRAP["irt"]["lr"],
+        lr_decay=SALITRAP["irt"]["lr_decay"],
+        tol=SALITRAP["irt"]["tol"],
         priors=SALITRAP["irt"]["priors"],
         seed=SALITRAP["irt"]["seed"],
         n_boot=SALITRAP["irt"]["n_boot"],
+        warm_start=SALITRAP["irt"]["warm_start"],
+        warm_start_file="results/salitrap/cache/irt_warm_start.csv",
         level=SALITRAP["bootstrap"]["level"],
         min_n=SALITRAP["min_n"],
     script:
@@ -535,6 +587,9 @@ rule plot_salitrap_irt:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=salitrap_simulated(),
     script:

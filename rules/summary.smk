@@ -20,6 +20,9 @@ rule summarize_published_checks:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(300),
+        runtime=job_runtime(5),
     script:
         "../scripts/rederive/summary.py"
 
@@ -40,6 +43,9 @@ rule write_provenance:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(300),
+        runtime=job_runtime(5, 0.05),
     params:
         config=config,
     script:

@@ -20,6 +20,9 @@ rule ingest_tag_sycophancy_run:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(400, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         arms=TAGSYC["arms"],
         endorse=TAGSYC["labelling"]["endorse"],
@@ -47,6 +50,9 @@ rule build_tag_sycophancy_warehouse:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 100),
+        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/tag_sycophancy/warehouse.py"
 
@@ -66,6 +72,9 @@ rule tabulate_tag_sycophancy_effects:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         arms=TAGSYC["arms"],
         n_boot=TAGSYC["bootstrap"]["n_boot"],
@@ -102,6 +111,9 @@ rule tabulate_tag_sycophancy_panel:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         q=TAGSYC["fdr_q"],
         rubber_stamp_threshold=TAGSYC["rubber_stamp_threshold"],
@@ -124,6 +136,9 @@ rule tabulate_tag_sycophancy_audit:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         endorse=TAGSYC["labelling"]["endorse"],
         reject=TAGSYC["labelling"]["reject"],
@@ -150,6 +165,9 @@ rule plot_tag_sycophancy_figures:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 10),
+        runtime=job_runtime(15, 0.2),
     params:
         simulated=tag_sycophancy_simulated(),
         level=TAGSYC["bootstrap"]["level"],
@@ -175,6 +193,9 @@ rule check_tag_sycophancy_published:
     conda:
         CONDA_ENV
     threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
     params:
         power=TAGSYC["power"],
         published_dir=str(raw_dir("tag_sycophancy") / "published"),

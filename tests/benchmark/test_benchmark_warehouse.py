@@ -118,8 +118,8 @@ def test_dropped_scores_appear_in_data_quality(tmp_path):
         acc.write(tmp_path / f"{acc.run}.json")
         paths.append(tmp_path / f"{acc.run}.json")
     tables = build_tables(_responses(frames), None, "intersection")
-    quality = data_quality(paths, tables["overlap"], tables["models"])
+    quality = data_quality(paths, tables["dropped"])
     dropped = quality[quality["reason"].str.startswith(ALIGN_REASON)]
     assert dropped[["run", "rows"]].values.tolist() == [["lm_eval-GPT-4o", 1]]
     used = quality[quality["reason"] == "used"].set_index("run")["rows"].to_dict()
-    assert used == {"lm_eval-GPT-4o": 8, "lm_eval-o1": 7}
+    assert used == {"lm_eval-GPT-4o": 7, "lm_eval-o1": 7}

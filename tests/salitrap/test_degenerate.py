@@ -138,3 +138,39 @@ def test_every_row_excluded_is_one_clear_message():
         require_usable_rows(accounting, what="labelled row")
     accounting.loc[0, "rows"] = 1
     require_usable_rows(accounting)
+
+
+def test_irt_figures_without_a_fit_say_why():
+    """Before (once the fit was skipped): seaborn UnboundLocalError on an all-NaN boxplot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from rederive.studies.salitrap.figures_irt import fig4, fig9
+
+    reason = "1PL not fitted: needs at least 2 models and 2 items, got 1 x 4"
+    items = pd.DataFrame(
+        {
+            "item_id": list("abcd"),
+            "dimension": "Dimension 1: Missing Prerequisite",
+            "naturalness": [1, 2, 3, 4],
+            "difficulty": np.nan,
+        }
+    )
+    models = pd.DataFrame(
+        {"model": ["solo"], "ability": [np.nan], "tar": [50.0], "ability_note": [reason]}
+    )
+    stats = pd.DataFrame(
+        {
+            "statistic": [
+                "spearman_rho_ability_tar",
+                "trend_slope_difficulty_per_naturalness_point",
+                "trend_intercept",
+                "pearson_r_naturalness_difficulty",
+            ],
+            "value": np.nan,
+            "p_value": np.nan,
+        }
+    )
+    fig = fig4(items, models, stats)
+    assert reason in [t.get_text() for t in fig.axes[0].texts]
+    fig9(items, stats)

@@ -35,7 +35,7 @@ def rasch():
     )
     clusters = np.arange(240) // 3  # three items per seed
     # One short py-irt fit serves every test (convergence is not the point here).
-    result = fit_1pl(responses, epochs=150, lr=0.1, priors="hierarchical", seed=3)
+    result = fit_1pl(responses, epochs=300, lr=0.02, priors="hierarchical", seed=3)
     ability = abilities(responses, result, clusters, n_boot=200, **BOOT)
     return responses, clusters, ability, result.difficulty, result
 
@@ -56,7 +56,7 @@ def test_binary_responses_from_labels():
 
 def test_reports_the_conditional_ml_ability_with_its_cluster_bootstrap(rasch):
     responses, clusters, ability, difficulty, result = rasch
-    assert list(ability.columns) == ["model", *ABILITY_COLUMNS, "ability_pyirt"]
+    assert list(ability.columns) == ["model", *ABILITY_COLUMNS, "ability_pyirt", "ability_pyirt_sd"]
     # Same fit, same seed, same clusters: the shared bootstrap gives these exact numbers.
     shared = bootstrap_ability(
         responses, result.difficulty, n_boot=200, seed=3, level=0.95, clusters=clusters
@@ -99,12 +99,12 @@ def test_complete_data_orders_models_as_tar(rasch):
             "difficulty": difficulty.to_numpy(),
         }
     )
-    table, by_dimension, stats = summarise(ability, items, responses, ["d1"], {"epochs": 150})
+    table, by_dimension, stats = summarise(ability, items, responses, ["d1"], {"epochs": 300})
     stat = stats.set_index("statistic")["value"]
     # Number of passes is sufficient for the 1PL ability: rank correlation 1.
     assert stat["spearman_rho_ability_tar"] == pytest.approx(1.0)
     assert spearmanr(table["ability_pyirt"], table["tar"]).statistic > 0.9
-    assert "spearman_rho_pyirt_ability_tar" in stat.index and stat["setting_epochs"] == 150
+    assert "spearman_rho_pyirt_ability_tar" in stat.index and stat["setting_epochs"] == 300
     assert list(table["rank"]) == list(range(1, 9))
     assert (table["ability"].diff().dropna() <= 0).all()
     assert set(by_dimension["dimension"]) == {"d1", "overall"}
@@ -115,3 +115,67 @@ def test_same_seed_same_tables(rasch):
     pd.testing.assert_frame_equal(
         ability, abilities(responses, result, clusters, n_boot=200, **BOOT)
     )
+
+
+def test_item_table_counts_extremes_and_puts_the_interval_beside_its_estimate(rasch):
+    responses, *_, result = rasch
+    # 8 models x 240 items at difficulty SD 1.2: some items every model passes/fails.
+    assert result.n_items_all_correct > 0 and result.n_items_all_wrong > 0
+    table = result.item_table(extreme_labels=("all pass", "all fail"))
+    assert list(table.columns) == [
+        "difficulty",
+        "difficulty_sd",
+        "difficulty_low",
+        "difficulty_high",
+        "difficulty_spread",
+        "difficulty_mml",
+        "extreme",
+    ]
+    assert (table["difficulty_low"] < table["difficulty"]).all()
+    assert (table["difficulty"] < table["difficulty_high"]).all()
+    # Spread-matched: same order, wider than the shrunk posterior means.
+    assert spearmanr(table["difficulty"], table["difficulty_spread"]).statistic == pytest.approx(
+        1.0
+    )
+    assert table["difficulty_spread"].std() > table["difficulty"].std()
+    items = pd.DataFrame(
+        {
+            "item_id": responses.columns,
+            "dimension": np.where(np.arange(responses.shape[1]) % 2, "d1", "d2"),
+            "naturalness": np.arange(responses.shape[1]) % 5,
+        }
+    ).join(table.reset_index(drop=True))
+    ability = abilities(responses, result, np.arange(responses.shape[1]), n_boot=0, **BOOT)
+    _, by_dimension, _ = summarise(ability, items, responses, ["d1", "d2"], {})
+    overall = by_dimension.set_index("dimension").loc["overall"]
+    assert overall["items_all_pass"] == result.n_items_all_correct
+    assert overall["items_all_fail"] == result.n_items_all_wrong
+    assert overall["sd"] == pytest.approx(table["difficulty_spread"].std(ddof=1))
+
+
+def test_warm_start_cache_is_written_then_used(rasch, tmp_path):
+    """irt.warm_start: the first fit writes the cache, the next one starts from it."""
+    from types import SimpleNamespace
+
+    from rederive.studies.salitrap.irt_fit import _fit
+
+    responses, *_ = rasch
+    cache = tmp_path / "cache" / "irt_warm_start.csv"
+    p = SimpleNamespace(
+        epochs=300,
+        priors="hierarchical",
+        lr=0.02,
+        lr_decay=0.99,
+        tol=0.01,
+        seed=3,
+        warm_start=True,
+        warm_start_file=str(cache),
+    )
+    first = _fit(responses, p)
+    assert first.warm_started == 0 and cache.exists()
+    second = _fit(responses, p)
+    assert second.warm_started == sum(responses.shape)
+    assert np.abs(second.ability - first.ability).max() < 0.1
+    # Off (the default): no cache is read or written.
+    off = _fit(responses, SimpleNamespace(**{**vars(p), "warm_start": False}))
+    assert off.warm_started == 0

@@ -31,3 +31,22 @@ def test_rounding_compatible():
     assert rounding_compatible(30.3, 195)  # 59/195 = 30.26
     assert not rounding_compatible(30.35, 3)
     assert rounding_compatible(0.0, 10)
+
+
+def test_round_half_up_is_exact_on_a_fraction():
+    from fractions import Fraction
+
+    # 100 * (23 / 80) is 28.749999999999996 as a float: only the exact value gives 28.8.
+    assert round_half_up(100 * (23 / 80), 1) == 28.7
+    assert round_half_up(Fraction(100 * 23, 80), 1) == 28.8 == percent(23, 80)
+    assert round_half_up(Fraction(-1, 8), 2) == -0.13
+    assert round_half_up(Fraction(2, 3), 1) == 0.7
+
+
+def test_benchmark_accuracy_percent_rounds_once():
+    from rederive.studies.benchmark.common import accuracy_percent
+
+    assert accuracy_percent(23, 80) == 28.8
+    assert accuracy_percent(23 / 80, 1) == 28.8  # the fraction column, by its shortest decimal
+    assert accuracy_percent(11.5, 40) == 28.8  # partial credit 11.5/40 = 0.2875
+    assert math.isnan(accuracy_percent(0, 0))

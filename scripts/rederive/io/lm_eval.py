@@ -12,8 +12,11 @@ run, which is how they are paired here.
 
 The item key is ``(task, doc_id)``; ``doc_hash`` (SHA-256 of the document) is kept
 so the warehouse step can check that every model saw the same document under
-that key. Several datetimes (re-runs) of one task in a folder are repeats and get
-epochs 1, 2, … in datetime order.
+that key. Tasks run at different times into one folder (``--tasks a``, later
+``--tasks b``) are read together. A task with samples from several datetimes is a
+second run of the same model (another seed, other ``model_args``): lm-eval has no
+epochs, so averaging such runs would invent repeats; the folder is refused with
+the files and their recorded settings named.
 
 References
 ----------
@@ -144,7 +147,8 @@ def read_samples(
     Returns
     -------
     DataFrame
-        Columns of :data:`rederive.io.tabular.COLUMNS`; ``item_id`` is ``doc_id`` as text.
+        Columns of :data:`rederive.io.tabular.COLUMNS` plus ``metric`` (the metric
+        that scored each line); ``item_id`` is ``doc_id`` as text.
     """
     name = relpath(path)
     accounting = ensure_accounting(accounting, file=name)
@@ -172,6 +176,7 @@ def read_samples(
             )
         chosen = filter_name
     records = []
+    used_metrics: list[str] = []
     seen: dict[str, int] = {}
     for number, record in lines:
         accounting.rows_read += 1
@@ -203,6 +208,7 @@ def read_samples(
         if not count_score(accounting, score, f"missing score ({metric} is null)", number):
             continue
         doc_hash = record.get("doc_hash")
+        used_metrics.append(metric)
         records.append(
             graded_row(
                 model,
@@ -217,7 +223,11 @@ def read_samples(
                 response=_first_response(record.get("filtered_resps")),
             )
         )
-    return frame_from_records(records)
+    frame = frame_from_records(records)
+    # Which per-sample metric scored the line (acc, exact_match, …), so tables can
+    # say what a task's accuracy is and what a pooled headline mixes.
+    frame["metric"] = pd.array(used_metrics, dtype="string")
+    return frame
 
 
 def _first_response(value) -> str | None:
@@ -282,20 +292,52 @@ def read_lm_eval_model_dir(
                 file=relpath(path),
             )
         by_task.setdefault(task, []).append((stamp, path))
+    refuse_reruns(by_task, results_files, folder=name)
     for task in sorted(by_task):
-        for epoch, (stamp, path) in enumerate(sorted(by_task[task]), start=1):
-            frames.append(
-                read_samples(
-                    path,
-                    model=models[stamp],
-                    task=task,
-                    filter_name=filter_name,
-                    metrics=metrics,
-                    epoch=epoch,
-                    accounting=accounting,
-                )
+        ((stamp, path),) = by_task[task]
+        frames.append(
+            read_samples(
+                path,
+                model=models[stamp],
+                task=task,
+                filter_name=filter_name,
+                metrics=metrics,
+                accounting=accounting,
             )
+        )
     return pd.concat(frames, ignore_index=True)
+
+
+def refuse_reruns(
+    by_task: dict[str, list[tuple[str, Path]]], results_files: dict[str, Path], *, folder: str
+) -> None:
+    """Refuse a task logged by several runs (datetimes) in one model folder.
+
+    Runs of one model with another seed or other ``model_args`` are different
+    measurements, not epochs of one; which of them the user wants compared is
+    theirs to say, so the message names each run's files and recorded settings.
+    """
+    repeated = {task: sorted(runs) for task, runs in by_task.items() if len(runs) > 1}
+    if not repeated:
+        return
+    task, runs = sorted(repeated.items())[0]
+    described = []
+    for stamp, path in runs:
+        record = read_results_json(results_files[stamp])
+        config = record.get("config") or {}
+        described.append(
+            f"{path.name} + {results_files[stamp].name} (model_args={config.get('model_args')!r}, "
+            f"random_seed={config.get('random_seed')!r})"
+        )
+    others = sorted(set(repeated) - {task})
+    raise InputError(
+        f"task {task!r} was run {len(runs)} times into this folder: {'; '.join(described)}"
+        f"{f' (also tasks {others})' if others else ''}. Separate runs are not averaged as "
+        "epochs: keep one run's results_<datetime>.json and samples_*_<datetime>.jsonl here and "
+        "move the others to their own folder under a distinct model name (lm_eval "
+        "--model_args pretrained=... or rename model_name in that results file) to compare them",
+        file=folder,
+    )
 
 
 def reported_scores(

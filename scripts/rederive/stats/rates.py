@@ -25,18 +25,26 @@ def percent(numerator: int, denominator: int, decimals: int = 1) -> float:
     """
     if denominator == 0:
         return math.nan
-    exact = Fraction(100 * int(numerator), int(denominator))
-    value = Decimal(exact.numerator) / Decimal(exact.denominator)
-    return float(value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    return round_half_up(Fraction(100 * int(numerator), int(denominator)), decimals)
 
 
-def round_half_up(value: float, decimals: int = 1) -> float:
-    """Half-up rounding of a float through its shortest decimal representation."""
+def round_half_up(value: float | Fraction, decimals: int = 1) -> float:
+    """Half-up rounding, exact for a :class:`~fractions.Fraction`.
+
+    A ``Fraction`` (e.g. ``Fraction(100 * 23, 80)``) is rounded on its exact value,
+    so 28.75 gives 28.8; a float is rounded through its shortest decimal
+    representation (``100 * 23 / 80`` is 28.749999999999996 and gives 28.7). Pass
+    the exact fraction whenever the counts are known, so that every table and
+    check rounds the same number once.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return math.nan
-    return float(
-        Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    )
+    step = Decimal(1).scaleb(-decimals)
+    if isinstance(value, Fraction):
+        # Decimal division is exact to 28 digits, far beyond any tie a count can make.
+        exact = Decimal(value.numerator) / Decimal(value.denominator)
+        return float(exact.quantize(step, rounding=ROUND_HALF_UP))
+    return float(Decimal(repr(float(value))).quantize(step, rounding=ROUND_HALF_UP))
 
 
 def wilson_interval(successes, trials, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

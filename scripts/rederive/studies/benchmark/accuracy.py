@@ -1,5 +1,10 @@
 """Rule ``analyse_benchmark_accuracy``: per-model accuracy with an item-bootstrap
-95% CI, overall and per category.
+95% CI, overall, per task and per category.
+
+The headline (accuracy.csv) is the mean over all items; when the run holds several
+tasks it also gives the unweighted mean over tasks and names the metrics pooled
+(e.g. ``acc`` of multiple-choice tasks with ``exact_match`` of generation tasks),
+and accuracy_by_task.csv gives each task's own number, as the harness reports it.
 
 The interval resamples items (or whole clusters of items, ``cluster_by``) with the
 shared vectorised bootstrap, so it reflects the finite item sample, which is the
@@ -16,24 +21,23 @@ Miller, E. (2024). Adding error bars to evals: a statistical approach to languag
 import numpy as np
 import pandas as pd
 
+from rederive.io.warehouse import query
 from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, percentile_ci, rng_for
-from rederive.stats.rates import percent, round_half_up
+from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, small_n_flags
-from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
+from rederive.studies.benchmark.common import (
+    accuracy_percent,
+    clusters_for,
+    fixed_decimals,
+    load_scores,
+    write_csv,
+)
 
 PCT_COLUMNS = {"accuracy_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1, "se_pct": 3}
 
 METHOD = "item bootstrap, percentile"
-
-
-def _pct(total: float, n: int) -> float:
-    # Integer counts round on the exact fraction (as the papers print); partial
-    # credit / epoch means are not integers, so they round the float half-up.
-    if float(total).is_integer():
-        return percent(int(total), int(n))
-    return round_half_up(100.0 * total / n, 1) if n else float("nan")
 
 
 def accuracy_frame(
@@ -67,7 +71,9 @@ def accuracy_frame(
             "n_items": n_items.astype(int),
             "n_correct": n_correct,
             "accuracy": boot.estimate,
-            "accuracy_pct": [_pct(c, n) for c, n in zip(n_correct, n_items, strict=True)],
+            "accuracy_pct": [
+                accuracy_percent(c, n) for c, n in zip(n_correct, n_items, strict=True)
+            ],
             "ci_low_pct": [round_half_up(100 * v, 1) for v in lo],
             "ci_high_pct": [round_half_up(100 * v, 1) for v in hi],
             "se_pct": np.round(100 * np.nanstd(boot.replicates, axis=0, ddof=1), 3),
@@ -91,6 +97,66 @@ def overall(matrix, items, *, n_boot, seed, level, cluster_by) -> pd.DataFrame:
         cluster_by=cluster_by,
     )
     return frame.sort_values(["accuracy", "model"], ascending=[False, True]).reset_index(drop=True)
+
+
+def by_task(matrix, items, tasks, *, n_boot, seed, level, cluster_by) -> pd.DataFrame:
+    """Accuracy per (task, model) with the metric that scored the task.
+
+    A task's accuracy is the mean of its per-item scores, which is the number the
+    harness reports for it (``acc`` on a multiple-choice task, ``exact_match`` on a
+    generation task). The bootstrap runs within each task.
+    """
+    frames = []
+    labels = items["task"].to_numpy(dtype=str)
+    metrics = dict(zip(tasks["task"], tasks["metric"], strict=True)) if len(tasks) else {}
+    for task in sorted(set(labels)):
+        mask = labels == task
+        frame = accuracy_frame(
+            matrix[mask],
+            clusters_for(items[mask].reset_index(drop=True), cluster_by),
+            n_boot=n_boot,
+            seed=seed,
+            level=level,
+            key=f"accuracy_by_task/{task}",
+            cluster_by=cluster_by,
+        )
+        frame.insert(0, "task", task)
+        frame.insert(1, "metric", metrics.get(task, "correct"))
+        frames.append(frame)
+    return (
+        pd.concat(frames, ignore_index=True).sort_values(["task", "model"]).reset_index(drop=True)
+    )
+
+
+def headline_aggregate(table: pd.DataFrame, per_task: pd.DataFrame) -> pd.DataFrame:
+    """Say what the headline accuracy pools, and give the mean over tasks beside it.
+
+    ``accuracy`` is the mean over all items (micro: a task weighs by its size; what
+    lm-evaluation-harness 0.4.13 reports for a group of tasks sharing one metric,
+    ``weight_by_size: true``). ``macro_accuracy`` is the unweighted mean of the task
+    accuracies (the group aggregate with ``weight_by_size: false``); with one task
+    the two are equal. ``metrics`` lists the per-sample metrics the items were
+    scored by: a headline pooling ``acc`` with ``exact_match`` has no harness
+    counterpart (a group aggregates one metric), and ``aggregate`` says so.
+    """
+    macro = per_task.groupby("model")["accuracy"].mean()
+    n_tasks = per_task["task"].nunique()
+    metrics = "+".join(sorted({m for ms in per_task["metric"] for m in str(ms).split("+")}))
+    out = table.copy()
+    out["n_tasks"] = n_tasks
+    out["metrics"] = metrics
+    if n_tasks == 1:
+        out["aggregate"] = "mean over items"
+    else:
+        # No commas: the text stays one plain CSV field.
+        out["aggregate"] = f"item-weighted mean over {n_tasks} tasks" + (
+            f"; pools metrics {metrics.replace('+', ' and ')} (see accuracy_by_task.csv)"
+            if "+" in metrics
+            else ""
+        )
+    out["macro_accuracy"] = out["model"].map(macro)
+    out["macro_accuracy_pct"] = [round_half_up(100 * v, 1) for v in out["macro_accuracy"]]
+    return out
 
 
 def by_category(matrix, items, *, n_boot, seed, level, cluster_by) -> pd.DataFrame:
@@ -142,10 +208,18 @@ def latex(frame: pd.DataFrame, *, caption_note: str) -> str:
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
+    tasks = query(snakemake.input.db, "SELECT * FROM tasks ORDER BY task")
     kwargs = dict(n_boot=p.n_boot, seed=p.seed, level=p.ci_level, cluster_by=p.cluster_by)
-    table = overall(matrix, items, **kwargs)
+    per_task = by_task(matrix, items, tasks, **kwargs)
+    per_task[SMALL_N] = small_n_flags(per_task["n_items"], p.min_n)
+    table = headline_aggregate(overall(matrix, items, **kwargs), per_task)
     table[SMALL_N] = small_n_flags(table["n_items"], p.min_n)
-    write_csv(fixed_decimals(table, PCT_COLUMNS), snakemake.output.accuracy, float_format="%.12g")
+    write_csv(
+        fixed_decimals(table, {**PCT_COLUMNS, "macro_accuracy_pct": 1}),
+        snakemake.output.accuracy,
+        float_format="%.12g",
+    )
+    write_csv(fixed_decimals(per_task, PCT_COLUMNS), snakemake.output.by_task, float_format="%.12g")
     per_category = by_category(matrix, items, **kwargs)
     per_category[SMALL_N] = small_n_flags(per_category["n_items"], p.min_n)
     write_csv(

@@ -4,9 +4,16 @@ its published score.
 ``raw/benchmark/published/*.csv`` hold published per-model scores as fractions
 (first column: model, column ``score``). For the bundled ChemBench matrix this
 is irt-on-bench's ``model_score_allcorrect.csv``, whose scores are the column
-means of the matrix, so every cell must agree to floating-point precision. A
-published model absent from the run shows as ``n/a`` rather than disappearing.
-Identity: the accuracy printed in percent must be the fraction rounded.
+means of the matrix, so every cell must agree to floating-point precision.
+
+What is compared: the published score is a model's fraction correct over the items
+*it* answered. Ours is the same quantity, recomputed from the per-item scores
+before any ``item_sets: intersection`` alignment (which only shapes the
+comparisons between models, in accuracy.csv and after). A published model absent
+from the run, and a model of the run without a published score, each show as a
+row with ``n/a`` rather than disappearing. Identity: the accuracy printed in
+percent is the exact fraction n_correct / n_items rounded half-up once, with the
+same function as the accuracy table.
 
 Harness check: lm-evaluation-harness (``results_*.json``) and Inspect
 (``header.json``) record their own aggregate score per model and task; the mean of
@@ -18,36 +25,71 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import NO_PUBLISHED, Check, compare_cells, write_published_check
+from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath
+from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query
 from rederive.runner import run
-from rederive.stats.rates import round_half_up
+from rederive.studies.benchmark.common import accuracy_percent
 
 
 def read_published(path: Path) -> pd.DataFrame:
-    frame = pd.read_csv(path)
+    frame = read_csv_frame(path)
     if "score" not in frame.columns:
         raise InputError("required column is missing", file=relpath(path), line=1, field="score")
     frame = frame.rename(columns={frame.columns[0]: "model"})
     return frame[["model", "score"]].rename(columns={"score": "accuracy"})
 
 
+def own_item_accuracy(responses: pd.DataFrame) -> pd.DataFrame:
+    """Each model's accuracy over every item it answered, before ``item_sets`` alignment.
+
+    Epochs are averaged within the item first, as in the warehouse. This is the
+    number a harness publishes for a model, whatever the other models answered.
+    """
+    per_item = responses.groupby(["model", "task", "item_id"], sort=True)["correct"].mean()
+    grouped = per_item.groupby("model")
+    return pd.DataFrame(
+        {"accuracy": grouped.mean(), "n_items": grouped.size().astype(int)}
+    ).reset_index()
+
+
 def checks(
-    published: dict[str, pd.DataFrame], accuracy: pd.DataFrame, tolerance: float
+    published: dict[str, pd.DataFrame],
+    accuracy: pd.DataFrame,
+    tolerance: float,
+    own: pd.DataFrame | None = None,
 ) -> list[Check]:
+    """Published score against each model's accuracy over its own items, plus identities.
+
+    ``own`` (from :func:`own_item_accuracy`) is what is compared; without it the
+    accuracy table is (every model then answered the same items). A model of the
+    run that a published table does not list gets a row with no published value.
+    """
+    own = accuracy[["model", "accuracy", "n_items"]] if own is None else own
+    shared = accuracy.set_index("model")["n_items"]
     out: list[Check] = []
     for table, frame in sorted(published.items()):
-        out += compare_cells(
-            "benchmark",
-            table,
-            frame,
-            accuracy[["model", "accuracy"]],
-            keys=["model"],
-            quantities=["accuracy"],
-            tolerance=tolerance,
-            note="fraction correct over the model's items",
-        )
+        merged = frame.merge(own, on="model", how="outer", suffixes=("_pub", "_ours"))
+        for row in merged.sort_values("model").itertuples(index=False):
+            pub = None if pd.isna(row.accuracy_pub) else float(row.accuracy_pub)
+            ours = None if pd.isna(row.accuracy_ours) else float(row.accuracy_ours)
+            if pub is None:
+                note = "no published value for this model"
+            elif ours is None:
+                note = "model not in the run"
+            elif int(row.n_items) == int(shared.get(row.model, row.n_items)):
+                note = (
+                    f"fraction correct over the model's {int(row.n_items):,} items (accuracy.csv)"
+                )
+            else:
+                note = (
+                    f"fraction correct over all {int(row.n_items):,} items the model answered; "
+                    f"accuracy.csv uses the {int(shared[row.model]):,} shared items"
+                )
+            out.append(
+                Check("benchmark", table, "cell", row.model, "accuracy", pub, ours, tolerance, note)
+            )
     for row in accuracy.itertuples(index=False):
         out.append(
             Check(
@@ -56,13 +98,42 @@ def checks(
                 "identity",
                 row.model,
                 "accuracy_pct = round(100 * accuracy, 1)",
-                round_half_up(100 * row.accuracy, 1),
+                # The fraction column read as its shortest decimal (0.2875 is 23/80
+                # exactly), rounded once by the function the accuracy table uses.
+                accuracy_percent(row.accuracy, 1),
                 row.accuracy_pct,
                 0.0,
-                "percent column agrees with the fraction",
+                "percent column agrees with the fraction column, rounded half-up once",
             )
         )
     return out
+
+
+def comparison_statement(
+    accuracy: pd.DataFrame, own: pd.DataFrame, files: list[Path], folder: Path | None = None
+) -> str:
+    """What the published check compares, in words for the report."""
+    if not files:
+        where = f" in {relpath(folder)}" if folder is not None else ""
+        return (
+            f"No published scores{where} ({NO_PUBLISHED}): only identities and "
+            "harness-reported scores are checked."
+        )
+    text = (
+        f"Published scores from {', '.join(relpath(p) for p in files)} (fraction correct per "
+        "model, as harnesses publish it) against each model's recomputed fraction correct over "
+        "every item it answered."
+    )
+    lost = own.merge(accuracy[["model", "n_items"]], on="model", suffixes=("", "_shared"))
+    lost = lost[lost["n_items"] != lost["n_items_shared"]]
+    if not lost.empty:
+        text += (
+            f" Under item_sets: intersection, accuracy.csv covers only the "
+            f"{int(lost['n_items_shared'].iloc[0]):,} items every model answered; "
+            f"{len(lost)} model(s) answered more, so their accuracy.csv value is not the "
+            "published quantity and is not compared."
+        )
+    return text
 
 
 def harness_checks(
@@ -95,15 +166,11 @@ def main(snakemake):
     files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
     published = {p.stem: read_published(p) for p in files}
     accuracy = pd.read_csv(snakemake.input.accuracy)
-    preamble = (
-        f"Published scores from {', '.join(relpath(p) for p in files)}."
-        if files
-        else f"No published scores in {relpath(folder)} ({NO_PUBLISHED}): only identities are checked."
-    )
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     responses = query(snakemake.input.db, "SELECT model, task, item_id, correct FROM responses")
+    own = own_item_accuracy(responses)
     # The harness rounds nothing, but sums floats in its own order: 1e-9 absorbs that.
-    found = checks(published, accuracy, snakemake.params.tolerance) + harness_checks(
+    found = checks(published, accuracy, snakemake.params.tolerance, own) + harness_checks(
         reported, responses, 1e-9
     )
     # Power of the ranking's first place (rederive.studies.benchmark.power).
@@ -118,7 +185,7 @@ def main(snakemake):
         snakemake.output.csv,
         snakemake.output.md,
         title="Benchmark: published-score check",
-        preamble=preamble,
+        preamble=comparison_statement(accuracy, own, files, folder),
         data_note=snakemake.params.data_note,
     )
 

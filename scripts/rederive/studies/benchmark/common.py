@@ -3,12 +3,14 @@ the warehouse, deterministic CSV writing, the data note used in captions."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from rederive.io.warehouse import read_only
+from rederive.stats.rates import round_half_up
 
 REAL_NOTE = "Real data: ChemBench per-item results (irt-on-bench, MIT licence)"
 
@@ -53,3 +55,18 @@ def fixed_decimals(frame: pd.DataFrame, decimals: dict[str, int]) -> pd.DataFram
     for column, places in decimals.items():
         out[column] = [("" if pd.isna(v) else f"{v:.{places}f}") for v in out[column]]
     return out
+
+
+def accuracy_percent(total: float, n: int, decimals: int = 1) -> float:
+    """``100 · total / n`` rounded half-up once, on the exact fraction.
+
+    ``total`` is a count of correct items, or a sum of epoch means / partial
+    credit (then its shortest decimal is taken as exact). The accuracy table and
+    the published check both call this, so 23/80 is 28.8 everywhere (the float
+    ``100 * 0.2875`` is 28.749999999999996 and would give 28.7).
+    """
+    if not n:
+        return float("nan")
+    total = float(total)
+    exact = Fraction(int(total)) if total.is_integer() else Fraction(repr(total))
+    return round_half_up(100 * exact / int(n), decimals)

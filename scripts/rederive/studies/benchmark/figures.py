@@ -50,17 +50,39 @@ def plot_accuracy(
     save_figure(fig, png, pdf, note=note)
 
 
+# Square model x model figures: 0.32 in per model up to 50 models, then the side
+# stays at 16 in (200 dpi: 3,200 px plus margins) and cells, labels and grid lines
+# shrink with the model count, instead of a 12,000 px image at 200 models.
+CELL_IN, MAX_SIDE_IN = 0.32, 16.0
+
+
+def cell_inches(n_models: int) -> float:
+    return min(CELL_IN, MAX_SIDE_IN / max(n_models, 1))
+
+
+def shrink_labels(ax, n_models: int) -> None:
+    """Tick labels that fit their cells once cells are below the default size."""
+    cell = cell_inches(n_models)
+    if cell < CELL_IN:
+        ax.tick_params(labelsize=max(2.5, 72 * cell * 0.8))
+
+
 def plot_pairwise(
     accuracy: pd.DataFrame, pairwise: pd.DataFrame, fdr_q: float, note: str, png, pdf
 ) -> None:
     order = list(accuracy.sort_values(["accuracy", "model"], ascending=[False, True])["model"])
-    diff = pd.DataFrame(np.nan, index=order, columns=order)
-    sig = pd.DataFrame(False, index=order, columns=order)
-    for row in pairwise.itertuples(index=False):
-        diff.loc[row.a, row.b] = row.diff_pct
-        diff.loc[row.b, row.a] = -row.diff_pct
-        sig.loc[row.a, row.b] = sig.loc[row.b, row.a] = bool(row.significant)
-    size = 0.32 * len(order) + 2
+    position = {m: k for k, m in enumerate(order)}
+    ia = pairwise["a"].map(position).to_numpy()
+    ib = pairwise["b"].map(position).to_numpy()
+    values = np.full((len(order), len(order)), np.nan)
+    values[ia, ib] = pairwise["diff_pct"].to_numpy(dtype=float)
+    values[ib, ia] = -pairwise["diff_pct"].to_numpy(dtype=float)
+    flags = np.zeros((len(order), len(order)), dtype=bool)
+    flags[ia, ib] = flags[ib, ia] = pairwise["significant"].to_numpy(dtype=bool)
+    diff = pd.DataFrame(values, index=order, columns=order)
+    sig = pd.DataFrame(flags, index=order, columns=order)
+    cell = cell_inches(len(order))
+    size = cell * len(order) + 2
     fig, ax = plt.subplots(figsize=(size + 1, size))
     limit = float(np.nanmax(np.abs(diff.to_numpy()))) if diff.notna().any().any() else 1.0
     sns.heatmap(
@@ -72,18 +94,21 @@ def plot_pairwise(
         vmax=limit,
         square=True,
         cbar_kws={"label": "row − column (points)", "shrink": 0.6},
-        linewidths=0.3,
+        linewidths=0.3 if cell == CELL_IN else 0,
         linecolor="white",
+        rasterized=cell < CELL_IN,
     )
+    shrink_labels(ax, len(order))
     tied = (~sig).to_numpy() & ~np.eye(len(order), dtype=bool)
     rows, cols = np.nonzero(tied)
     ax.scatter(
         cols + 0.5,
         rows + 0.5,
         marker="s",
-        s=12,
+        s=12 * (cell / CELL_IN) ** 2,
         color="0.75",
         label=f"not separable (BH q ≥ {fdr_q:g})",
+        rasterized=cell < CELL_IN,
     )
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, 1.08), fontsize=7, frameon=False)
     ax.grid(False)
@@ -95,18 +120,18 @@ def plot_pairwise(
 
 
 def plot_difficulty(difficulty: pd.DataFrame, note: str, png, pdf) -> None:
-    # Items every model passes or fails have a prior-only difficulty that drifts
-    # with the number of SVI epochs; drawing them would stretch the scale with
-    # numbers that carry no information, so they are counted in the title instead.
-    extreme = difficulty["extreme"].fillna("").astype(str) != ""
-    n_extreme = int(extreme.sum())
-    difficulty = difficulty[~extreme]
+    # A distribution plot draws the spread-matched estimate (posterior means are
+    # shrunk). Items every model passes or fails are finite and shrunk by the
+    # hierarchical prior, so they are drawn, and counted in the panel.
+    extreme = difficulty["extreme"].fillna("").astype(str)
+    n_pass, n_fail = int((extreme == "all correct").sum()), int((extreme == "all wrong").sum())
+    column = "difficulty_spread" if "difficulty_spread" in difficulty else "difficulty"
     categories = sorted(difficulty["category"].astype(str).unique())
     fig, ax = plt.subplots(figsize=(max(4.5, 0.6 * len(categories) + 2), 4))
     sns.violinplot(
         data=difficulty.assign(category=difficulty["category"].astype(str)),
         x="category",
-        y="difficulty",
+        y=column,
         order=categories,
         ax=ax,
         inner="quartile",
@@ -114,17 +139,20 @@ def plot_difficulty(difficulty: pd.DataFrame, note: str, png, pdf) -> None:
         color="C0",
     )
     ax.set_xlabel("Category")
-    ax.set_ylabel("1PL item difficulty (logit)")
+    ax.set_ylabel(
+        "1PL item difficulty (logit, spread-matched)"
+        if column != "difficulty"
+        else "1PL item difficulty (logit)"
+    )
     ax.set_title(f"Item difficulty by category ({len(difficulty):,} items)")
-    if n_extreme:
-        ax.text(
-            0.01,
-            0.99,
-            f"not drawn: {n_extreme:,} items all models pass or all fail (difficulty set by the prior)",
-            transform=ax.transAxes,
-            fontsize=7,
-            va="top",
-        )
+    ax.text(
+        0.01,
+        0.99,
+        f"all models pass: {n_pass:,}; all fail: {n_fail:,} (drawn, shrunk towards the rest)",
+        transform=ax.transAxes,
+        fontsize=7,
+        va="top",
+    )
     if len(categories) > 4:
         ax.tick_params(axis="x", rotation=45)
     fig.subplots_adjust(bottom=0.2)
@@ -148,7 +176,13 @@ def plot_ability(ability: pd.DataFrame, accuracy: pd.DataFrame, note: str, png, 
         label="conditional ML ability, item-bootstrap 95% CI",
     )
     ax.scatter(
-        frame["ability"], y, marker="x", color="C1", s=18, label="py-irt posterior mean", zorder=3
+        frame["ability_pyirt"],
+        y,
+        marker="x",
+        color="C1",
+        s=18,
+        label="py-irt posterior mean",
+        zorder=3,
     )
     ax.set_yticks(
         y, [f"{m}  ({a:.1f}%)" for m, a in zip(frame["model"], frame["accuracy_pct"], strict=True)]
@@ -165,20 +199,24 @@ def plot_dendrogram(jaccard: pd.DataFrame, linkage: pd.DataFrame, note: str, png
     matrix = jaccard.set_index("model")[models]
     z = linkage[["left", "right", "distance", "size"]].to_numpy(dtype=float)
     n = len(models)
-    fig = plt.figure(figsize=(0.32 * n + 4.5, 0.32 * n + 3.5))
+    fig = plt.figure(figsize=(cell_inches(n) * n + 4.5, cell_inches(n) * n + 3.5))
     grid = fig.add_gridspec(
         2, 2, width_ratios=[1, 3], height_ratios=[0.04, 1], wspace=0.02, hspace=0.08
     )
     ax_cbar = fig.add_subplot(grid[0, 1])
     ax_tree = fig.add_subplot(grid[1, 0])
     ax_heat = fig.add_subplot(grid[1, 1])
-    tree = dendrogram(z, orientation="left", ax=ax_tree, no_labels=True, color_threshold=0)
-    # With orientation="left" leaf k sits at y = 10k + 5 counted from the bottom;
-    # inverting the axis puts tree["leaves"][0] at the top, like heatmap row 0.
-    ax_tree.set_ylim(0, 10 * n)
-    ax_tree.invert_yaxis()
+    if len(z):
+        tree = dendrogram(z, orientation="left", ax=ax_tree, no_labels=True, color_threshold=0)
+        # With orientation="left" leaf k sits at y = 10k + 5 counted from the bottom;
+        # inverting the axis puts tree["leaves"][0] at the top, like heatmap row 0.
+        ax_tree.set_ylim(0, 10 * n)
+        ax_tree.invert_yaxis()
+        order = [models[i] for i in tree["leaves"]]
+    else:  # one model: no tree to draw
+        ax_tree.text(0.5, 0.5, "one model:\nnothing to cluster", ha="center", va="center")
+        order = models
     ax_tree.set_axis_off()
-    order = [models[i] for i in tree["leaves"]]
     sns.heatmap(
         matrix.loc[order, order],
         ax=ax_heat,
@@ -189,11 +227,14 @@ def plot_dendrogram(jaccard: pd.DataFrame, linkage: pd.DataFrame, note: str, png
         cbar_kws={"orientation": "horizontal"},
         yticklabels=True,
         xticklabels=True,
+        # Beyond 50 models, one image in the PDF rather than n² vector cells.
+        rasterized=cell_inches(n) < CELL_IN,
     )
     ax_cbar.set_title("Jaccard similarity of failure sets (clustered on 1 − J)", fontsize=9)
     ax_cbar.xaxis.set_ticks_position("top")
     ax_heat.yaxis.tick_right()
     ax_heat.tick_params(axis="y", rotation=0)
+    shrink_labels(ax_heat, n)
     ax_heat.set_xlabel("")
     ax_heat.set_ylabel("")
     fig.subplots_adjust(bottom=0.2)

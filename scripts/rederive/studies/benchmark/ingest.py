@@ -81,6 +81,10 @@ def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
         study="benchmark", run=run_id, file=relpath(path), sha256=content_hash(files)
     )
     frame = read_run(fmt, path, params=params, accounting=accounting)
+    if "metric" not in frame.columns:
+        # Formats without a per-sample metric name: the score is the file's 0/1 or
+        # partial credit, called "correct" in the tables.
+        frame["metric"] = pd.array(["correct"] * len(frame), dtype="string")
     frame.insert(0, "run", run_id)
     frame.insert(1, "format", fmt)
     accounting.check_balance()

@@ -8,12 +8,23 @@ this touched. With complete binary data a model's total score is the sufficient
 statistic of its 1PL ability, so ability must order the models as accuracy does;
 the Spearman correlation between the two is reported as a convergence check.
 
-Ability intervals come from :func:`rederive.stats.irt.bootstrap_ability`: items are
-resampled (clustered like the accuracy CIs) with the fitted difficulties held
-fixed, so they are conditional on the difficulties and centred on the conditional
-ML ability (``ability_ml``), not on py-irt's posterior mean (``ability``).
-Items every model passes or fails have a difficulty set by the prior only; they
-are kept and flagged (``extreme``), never dropped.
+Table schema (``irt_ability.csv``): ``rank`` orders ``ability_ml``, the
+conditional ML ability given the fitted difficulties, and ``ci_low``/``ci_high``/
+``se_boot`` beside it are *its* item-bootstrap interval
+(:func:`rederive.stats.irt.bootstrap_ability`: items resampled, clustered like the
+accuracy CIs, difficulties held fixed). With complete binary data it orders the
+models exactly as accuracy does and carries no SVI noise. py-irt's posterior mean
+and SD follow as ``ability_pyirt``/``ability_pyirt_sd``. Everything is centred so
+the mean item difficulty is 0, so abilities of two fits are comparable.
+
+``irt_difficulty.csv``: ``difficulty`` is py-irt's posterior mean with
+``difficulty_sd`` and a normal 95% interval beside it; ``difficulty_spread`` the
+constrained-Bayes (spread-matched) estimate drawn in the figure;
+``difficulty_mml`` the classical marginal-ML estimate the fit started from.
+Items every model passes or fails are kept, finite and shrunk by the hierarchical
+prior, and flagged (``extreme``). ``irt_fit.csv`` says how the fit stopped
+(``epochs_used``, ``final_change``, ``converged``) and which seed was kept after
+how many attempts.
 
 References
 ----------
@@ -57,9 +68,11 @@ def not_fitted(responses: pd.DataFrame, items: pd.DataFrame, n_fractional: int, 
     reason = f"1PL not fitted: needs at least 2 models and 2 items, got {n_models} x {n_items}"
     log.warning("%s", reason)
     ability = pd.DataFrame({"model": responses.index})
-    for column in ("ability", "ability_ml", "ci_low", "ci_high", "se_boot"):
+    for column in ("ability_ml", "ci_low", "ci_high", "se_boot"):
         ability[column] = np.nan
     ability["n_nonfinite"] = 0
+    ability["ability_pyirt"] = np.nan
+    ability["ability_pyirt_sd"] = np.nan
     ability["accuracy_binary"] = responses.mean(axis=1).to_numpy()
     ability["n_items"] = responses.notna().sum(axis=1).to_numpy()
     ability["ability_note"] = reason
@@ -97,6 +110,8 @@ def fit(
     level: float,
     cluster_by: str,
     min_n: int = 1,
+    lr_decay: float = 0.99,
+    tol: float = 0.01,
 ):
     """Fit the 1PL and return (ability table, difficulty table, fit summary).
 
@@ -107,12 +122,15 @@ def fit(
     if min(responses.shape) < 2:
         return not_fitted(responses, items, n_fractional, min_n=min_n)
     start = time.perf_counter()
-    result = fit_1pl(responses, epochs=epochs, priors=priors, lr=lr, seed=seed)
+    result = fit_1pl(
+        responses, epochs=epochs, priors=priors, lr=lr, lr_decay=lr_decay, tol=tol, seed=seed
+    )
     # Wall time goes to the log and the Snakemake benchmark file, never into a CSV
     # (CSVs must be byte-identical between runs).
     log.info(
-        "1PL fit on %d models x %d items, %d epochs: %.1f s SVI (%.1f s with setup)",
+        "1PL fit on %d models x %d items, %d of at most %d epochs: %.1f s SVI (%.1f s with setup)",
         *responses.shape,
+        result.epochs_used,
         epochs,
         result.fit_seconds,
         time.perf_counter() - start,
@@ -129,17 +147,21 @@ def fit(
         prior=None,
         clusters=clusters_for(item_rows, cluster_by),
     )
-    ability = pd.DataFrame(
-        {"model": responses.index, "ability": result.ability.reindex(responses.index).to_numpy()}
-    )
     intervals = boot.table.reindex(responses.index)
-    ability["ability_ml"] = intervals["ability"].to_numpy()
-    ability["ci_low"] = intervals["ci_low"].to_numpy()
-    ability["ci_high"] = intervals["ci_high"].to_numpy()
-    ability["se_boot"] = intervals["se_boot"].to_numpy()
-    ability["n_nonfinite"] = intervals["n_nonfinite"].to_numpy()
-    ability["accuracy_binary"] = responses.mean(axis=1).to_numpy()
-    ability["n_items"] = responses.notna().sum(axis=1).to_numpy()
+    ability = pd.DataFrame(
+        {
+            "model": responses.index,
+            "ability_ml": intervals["ability"].to_numpy(),
+            "ci_low": intervals["ci_low"].to_numpy(),
+            "ci_high": intervals["ci_high"].to_numpy(),
+            "se_boot": intervals["se_boot"].to_numpy(),
+            "n_nonfinite": intervals["n_nonfinite"].to_numpy(),
+            "ability_pyirt": result.ability.reindex(responses.index).to_numpy(),
+            "ability_pyirt_sd": result.ability_sd.reindex(responses.index).to_numpy(),
+            "accuracy_binary": responses.mean(axis=1).to_numpy(),
+            "n_items": responses.notna().sum(axis=1).to_numpy(),
+        }
+    )
     # A perfect or zero score has no finite ML ability: NaN with the reason, no rank.
     passes = responses.sum(axis=1).to_numpy()
     infinite = ~np.isfinite(ability["ability_ml"].to_numpy(dtype=float))
@@ -147,21 +169,20 @@ def fit(
         ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
     ability["ability_note"] = np.where(infinite, ability_not_finite(passes, ability["n_items"]), "")
     ability[SMALL_N] = small_n_flags(ability["n_items"], min_n)
+    # Ranks follow the estimate the interval belongs to (ability_ml), not py-irt's.
     ability = ability.sort_values(
-        ["ability", "model"], ascending=[False, True], na_position="last"
+        ["ability_ml", "model"], ascending=[False, True], na_position="last"
     ).reset_index(drop=True)
-    eligible = ability["ability"].where(ability["ability_note"] == "")
+    eligible = ability["ability_ml"].where(ability["ability_note"] == "")
     ability.insert(1, "rank", rank_eligible(ability.assign(eligible=eligible), score="eligible"))
     difficulty = item_rows.copy()
-    difficulty["difficulty"] = result.difficulty.reindex(responses.columns).to_numpy()
+    estimates = result.item_table().reindex(responses.columns)
+    for column in estimates.columns:
+        difficulty[column] = estimates[column].to_numpy()
     difficulty["p_correct"] = responses.mean(axis=0).to_numpy()
     difficulty["n_models"] = responses.notna().sum(axis=0).to_numpy()
-    extreme = pd.Series("", index=responses.columns)
-    extreme[list(result.items_all_correct)] = "all correct"
-    extreme[list(result.items_all_wrong)] = "all wrong"
-    difficulty["extreme"] = extreme.to_numpy()
     rho = (
-        spearmanr(ability["ability"], ability["accuracy_binary"]).statistic
+        spearmanr(ability["ability_pyirt"], ability["accuracy_binary"]).statistic
         if len(ability) >= 3
         else np.nan
     )
@@ -175,11 +196,20 @@ def fit(
                 "n_cells_dichotomised": n_fractional,
                 "n_items_all_correct": result.n_items_all_correct,
                 "n_items_all_wrong": result.n_items_all_wrong,
-                "epochs": epochs,
+                "epochs_max": epochs,
+                "epochs_used": result.epochs_used,
+                "final_change": result.final_change,
+                "tol": tol,
+                "converged": result.converged,
                 "lr": lr,
+                "lr_decay": lr_decay,
                 "priors": priors,
                 "seed": seed,
-                "spearman_ability_accuracy": rho,
+                "seed_used": result.seed_used,
+                "attempts": result.attempts,
+                "start": "marginal ML (Gauss-Hermite), items integrated",
+                "identification": "mean item difficulty = 0",
+                "spearman_pyirt_ability_accuracy": rho,
                 "ability_ci": f"item bootstrap, difficulties fixed, B = {n_boot}",
             }
         ]
@@ -195,6 +225,8 @@ def main(snakemake):
         items,
         epochs=p.epochs,
         lr=p.lr,
+        lr_decay=p.lr_decay,
+        tol=p.tol,
         priors=p.priors,
         seed=p.seed,
         n_boot=p.n_boot,

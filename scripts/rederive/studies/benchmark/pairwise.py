@@ -26,6 +26,52 @@ from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
 from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
 
 
+def pair_counts(
+    values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *, max_cells: int = 4_000_000
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per model pair (``ia[k]``, ``ib[k]``): items both scored, items where a > b, b > a.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n_items, n_models)
+        Scores, NaN where a model has no score.
+    ia, ib : ndarray of int
+        Column indices of the pairs.
+    max_cells : int
+        Largest items × pairs block held at once for fractional scores.
+
+    Returns
+    -------
+    n_items, a_only, b_only : ndarray of int64, one entry per pair
+
+    Memory is bounded by models² + items × models (0/1 scores: three matrix
+    products, exact in float64 below 2**53 items) or by ``max_cells`` (other
+    scores: pairs in blocks), never by items × pairs (20,000 × 19,900 at 200
+    models: 3.2 GB per float64 matrix).
+    """
+    present = ~np.isnan(values)
+    filled = np.where(present, values, 0.0)
+    if np.isin(filled, (0.0, 1.0)).all():
+        p = present.astype(float)
+        both = p.T @ p
+        # a > b on a shared item of 0/1 scores: a = 1 and b present with b = 0.
+        a_wins = filled.T @ (p - filled)
+        out = both[ia, ib], a_wins[ia, ib], a_wins[ib, ia]
+        return tuple(np.rint(v).astype(np.int64) for v in out)
+    by_model = values.T
+    n_items = np.empty(len(ia), dtype=np.int64)
+    a_only = np.empty(len(ia), dtype=np.int64)
+    b_only = np.empty(len(ia), dtype=np.int64)
+    step = max(1, max_cells // max(values.shape[0], 1))
+    for start in range(0, len(ia), step):
+        block = slice(start, start + step)
+        a, b = by_model[ia[block]], by_model[ib[block]]
+        n_items[block] = (~np.isnan(a) & ~np.isnan(b)).sum(axis=1)
+        a_only[block] = (a > b).sum(axis=1)  # False whenever either is NaN
+        b_only[block] = (b > a).sum(axis=1)
+    return n_items, a_only, b_only
+
+
 def pairwise(
     matrix: pd.DataFrame,
     clusters,
@@ -50,17 +96,19 @@ def pairwise(
     out_of_family = pair_mask(table["a"], table["b"], small or {})
     reject, qvalues = bh_adjust(np.where(out_of_family, np.nan, table["p_value"]), fdr_q)
     index = {name: j for j, name in enumerate(matrix.columns)}
-    a = values[:, [index[n] for n in table["a"]]]
-    b = values[:, [index[n] for n in table["b"]]]
-    both = ~np.isnan(a) & ~np.isnan(b)
+    n_items, a_only, b_only = pair_counts(
+        values,
+        np.array([index[n] for n in table["a"]], dtype=np.intp),
+        np.array([index[n] for n in table["b"]], dtype=np.intp),
+    )
     out = pd.DataFrame(
         {
             "a": table["a"],
             "b": table["b"],
-            "n_items": both.sum(axis=0),
+            "n_items": n_items,
             # Discordant items carry the whole paired difference for 0/1 scores.
-            "a_only": ((a > b) & both).sum(axis=0),
-            "b_only": ((b > a) & both).sum(axis=0),
+            "a_only": a_only,
+            "b_only": b_only,
             "diff_pct": [round_half_up(100 * v, 1) for v in table["diff"]],
             "diff": table["diff"],
             "ci_low_pct": [round_half_up(100 * v, 1) for v in table["ci_low"]],

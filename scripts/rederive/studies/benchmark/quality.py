@@ -12,11 +12,16 @@ from rederive.studies.benchmark.common import write_csv
 ALIGN_REASON = "item not graded for every model (item_sets: intersection)"
 
 
-def data_quality(accounting_paths, overlap: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
+    """Rows read, used and excluded per run and reason; every run reconciles.
+
+    ``dropped`` (warehouse table: run, model, rows) holds the rows whose scores
+    ``item_sets: intersection`` left out. The ingest step had counted them as used;
+    here they move from ``used`` to one alignment reason per model, so
+    ``rows_read = used + every excluded reason`` holds for each run.
+    """
     table = load_accounting(accounting_paths)
-    dropped = overlap[overlap["n_dropped"] > 0].merge(
-        models[["model", "run"]], on="model", how="left"
-    )
+    dropped = dropped[dropped["rows"] > 0]
     if not dropped.empty:
         files = table.drop_duplicates("run").set_index("run")
         extra = pd.DataFrame(
@@ -27,18 +32,35 @@ def data_quality(accounting_paths, overlap: pd.DataFrame, models: pd.DataFrame) 
                 "sha256": dropped["run"].map(files["sha256"]),
                 "rows_read": dropped["run"].map(files["rows_read"]),
                 "reason": ALIGN_REASON + " [" + dropped["model"] + "]",
-                "rows": dropped["n_dropped"],
+                "rows": dropped["rows"],
                 "example_lines": "",
             }
         )
+        moved = table["run"].map(dropped.groupby("run")["rows"].sum()).fillna(0).astype(int)
+        used = table["reason"] == "used"
+        table.loc[used, "rows"] = table.loc[used, "rows"] - moved[used]
         table = pd.concat([table, extra], ignore_index=True)
+    check_reconciles(table)
     return table.sort_values(["run", "reason"], kind="stable").reset_index(drop=True)
+
+
+def check_reconciles(table: pd.DataFrame) -> None:
+    """Fail loudly when a run's used + excluded rows differ from its rows read."""
+    totals = table.groupby("run").agg(read=("rows_read", "first"), accounted=("rows", "sum"))
+    bad = totals[totals["read"] != totals["accounted"]]
+    if not bad.empty:
+        run_, row = next(iter(bad.iterrows()))
+        raise AssertionError(
+            f"data_quality does not reconcile for run {run_}: read {row['read']}, "
+            f"used + excluded {row['accounted']}"
+        )
 
 
 def main(snakemake):
     overlap = query(snakemake.input.db, "SELECT * FROM overlap ORDER BY model")
     models = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
-    write_csv(data_quality(snakemake.input.accounting, overlap, models), snakemake.output.quality)
+    dropped = query(snakemake.input.db, "SELECT * FROM dropped ORDER BY run, model")
+    write_csv(data_quality(snakemake.input.accounting, dropped), snakemake.output.quality)
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
 
 

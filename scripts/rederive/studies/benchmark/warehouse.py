@@ -82,6 +82,56 @@ def check_doc_hashes(responses: pd.DataFrame) -> None:
     )
 
 
+def check_tasks_from_file_names(responses: pd.DataFrame) -> None:
+    """Refuse long files that split one benchmark into per-file tasks.
+
+    A long file without a ``task`` column gets its file name as task. With one
+    file per model (MMLU-Pro's public outputs, say), every model then has its own
+    task and no two models share an item, which would only surface as "0 of N
+    items are shared". The fingerprint: several long files whose only task is
+    their file name, different models in each, and the same ``item_id`` values
+    under different tasks.
+    """
+    long = responses[responses["format"] == "long"]
+    if long.empty:
+        return
+    files = long["source_file"].str.split("!").str[0]
+    stems = files.map(lambda f: Path(f).stem)
+    per_run = long.assign(_file=files, _stem=stems).groupby("run", sort=True)
+    suspects = []
+    for run_id, rows in per_run:
+        tasks = rows["task"].unique()
+        if len(tasks) == 1 and tasks[0] == rows["_stem"].iloc[0]:
+            suspects.append((run_id, rows["_file"].iloc[0], tasks[0], rows))
+    if len(suspects) < 2:
+        return
+    models = [set(rows["model"].unique()) for *_, rows in suspects]
+    if any(models[i] & models[j] for i in range(len(models)) for j in range(i)):
+        return  # the same model graded under several file tasks: several benchmarks
+    ids = pd.concat([rows[["task", "item_id"]] for *_, rows in suspects]).drop_duplicates()
+    repeated = ids.groupby("item_id")["task"].nunique()
+    repeated = repeated[repeated > 1]
+    if repeated.empty:
+        return
+    listed = "; ".join(
+        f"{Path(file).name}: {', '.join(sorted(rows['model'].unique()))} "
+        f"({rows['item_id'].nunique():,} items, task {task!r})"
+        for _, file, task, rows in suspects[:5]
+    )
+    more = f"; … {len(suspects) - 5} more files" if len(suspects) > 5 else ""
+    example = repeated.index[0]
+    raise InputError(
+        f"{len(suspects)} long files have no 'task' column, so each file's name became its "
+        f"task and no two of their models can share an item ({listed}{more}). Yet "
+        f"{len(repeated):,} item_id values appear in several of these files (e.g. "
+        f"{example!r} in {int(repeated.iloc[0])} files): they look like one benchmark split "
+        "one file per model. Add a 'task' column with the benchmark's name (the same in every "
+        "file), e.g. task=mmlu_pro",
+        file=suspects[0][1],
+        field="task",
+    )
+
+
 def read_item_metadata(path: Path | None) -> pd.DataFrame | None:
     """Optional ``items.csv``: ``item_id`` (+ ``task``), ``category``, ``group``."""
     if path is None or not path.exists():
@@ -188,8 +238,38 @@ def align_items(
             field="item_id",
         )
     if not shared:
-        raise InputError("the models share no item at all: nothing to compare", field="item_id")
+        counts = "; ".join(f"{m}: {int(answered[m]):,} items" for m in models[:8])
+        raise InputError(
+            f"the models share no item at all ({n_union:,} items in total; {counts}"
+            f"{' …' if len(models) > 8 else ''}): nothing to compare. Items are matched on "
+            "(task, item_id): check that every run names the task the same way",
+            file=next(iter((files or {}).values()), None),
+            field="item_id",
+        )
     return scores[scores["item_key"].isin(shared)].reset_index(drop=True), overlap
+
+
+def task_metrics(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Per task: the metric(s) that scored it and its number of (kept) items.
+
+    ``metric`` is what the reader recorded (lm-eval: ``acc``, ``exact_match``, …;
+    formats without one: ``correct``); several are joined with ``+``.
+    """
+    metric = (
+        responses["metric"].astype("string").fillna("correct")
+        if "metric" in responses.columns
+        else pd.Series("correct", index=responses.index, dtype="string")
+    )
+    kept = responses.assign(_metric=metric)[responses["item_key"].isin(set(items["item_key"]))]
+    tasks = (
+        kept.groupby("task", sort=True)
+        .agg(
+            metric=("_metric", lambda m: "+".join(sorted(set(m)))),
+            n_items=("item_key", "nunique"),
+        )
+        .reset_index()
+    )
+    return tasks.astype({"task": "string", "metric": "string", "n_items": "int64"})
 
 
 def build_tables(
@@ -198,6 +278,7 @@ def build_tables(
     if responses.empty:
         raise InputError("no graded answers were read: every run is empty or fully excluded")
     check_one_run_per_model(responses)
+    check_tasks_from_file_names(responses)
     check_doc_hashes(responses)
     items = item_table(responses, metadata)
     responses = responses.merge(
@@ -222,9 +303,21 @@ def build_tables(
         .agg(run=("run", "first"), format=("format", "first"), n_rows=("correct", "size"))
         .reset_index()
     )
+    # Rows behind each dropped score, per run and model: data_quality.csv moves
+    # exactly these from "used" to the alignment exclusion.
+    lost = responses[~responses["item_key"].isin(set(kept["item_key"]))]
+    dropped = (
+        lost.groupby(["run", "model"], sort=True)
+        .size()
+        .rename("rows")
+        .reset_index()
+        .astype({"rows": "int64"})
+    )
     return {
         "responses": responses,
         "scores": kept.reset_index(drop=True),
+        "dropped": dropped,
+        "tasks": task_metrics(responses, items),
         "items": items,
         "models": models,
         "overlap": overlap,

@@ -46,10 +46,17 @@ def simulated_notes(notes: str, simulated: bool) -> str:
     return notes
 
 
+# The label columns analyses use. Provenance columns (run, model_id, source line)
+# stay in the warehouse: at 4 M rows every string column costs ~250 MB in pandas.
+LABEL_COLUMNS = ["model", "item_id", "seed_id", "dimension", "condition", "label"]
+
+
 def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items (sorted by ``item_id``) and usable label rows from the warehouse."""
+    """Items (sorted by ``item_id``) and usable label rows (:data:`LABEL_COLUMNS`)
+    from the warehouse."""
     items = query(db, "SELECT * FROM items ORDER BY item_id")
-    labels = query(db, "SELECT * FROM labels ORDER BY model, condition, item_id")
+    columns = ", ".join(LABEL_COLUMNS)
+    labels = query(db, f"SELECT {columns} FROM labels ORDER BY model, condition, item_id")
     return items, labels
 
 

@@ -3,6 +3,12 @@
 difficulty with a linear trend, Pearson r in the legend). Drawn only from the
 IRT CSVs.
 
+Panels (a) and (b) show a *distribution* of difficulties, so they draw the
+spread-matched (constrained-Bayes) estimate ``difficulty_spread``: posterior means
+are shrunk and would make the items look more alike than they are. Items every
+model passes or fails are drawn (finite, shrunk, wide interval) and counted in
+the panel title; Fig 9 draws the posterior means.
+
 References
 ----------
 SaliTrap (seed paper 000), Fig 4 (§4.2) and Appendix Fig 9.
@@ -21,13 +27,30 @@ def _stat(stats: pd.DataFrame, name: str) -> pd.Series:
     return stats.set_index("statistic").loc[name]
 
 
+def _extreme_note(items: pd.DataFrame) -> str:
+    extreme = (
+        items["extreme"].fillna("") if "extreme" in items else pd.Series("", index=items.index)
+    )
+    n_pass, n_fail = int((extreme == "all pass").sum()), int((extreme == "all fail").sum())
+    return f"{len(items):,} items; all pass {n_pass}, all fail {n_fail} (kept, shrunk)"
+
+
 def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     items = items.assign(Dimension=items["dimension"].map(lambda d: SHORT.get(d, d)))
+    column = "difficulty_spread" if "difficulty_spread" in items else "difficulty"
+    label = "IRT difficulty (spread-matched)" if column != "difficulty" else "IRT difficulty"
     order = list(dict.fromkeys(items["Dimension"]))
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    if items["difficulty"].notna().sum() == 0:
+        # No 1PL was fitted (one model, or one item): say why instead of drawing.
+        reason = next((n for n in models.get("ability_note", []) if isinstance(n, str)), "")
+        for ax in axes:
+            ax.text(0.5, 0.5, reason or "no 1PL fit", ha="center", va="center", wrap=True)
+            ax.set_axis_off()
+        return fig
     sns.kdeplot(
         data=items,
-        x="difficulty",
+        x=column,
         hue="Dimension",
         hue_order=order,
         ax=axes[0],
@@ -36,12 +59,12 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
         alpha=0.15,
         warn_singular=False,
     )
-    axes[0].set_title("(a) Item difficulty distributions")
-    axes[0].set_xlabel("IRT difficulty")
+    axes[0].set_title(f"(a) Item difficulty distributions\n{_extreme_note(items)}", fontsize=9)
+    axes[0].set_xlabel(label)
     sns.boxplot(
         data=items,
         x="Dimension",
-        y="difficulty",
+        y=column,
         order=order,
         ax=axes[1],
         hue="Dimension",
@@ -50,7 +73,7 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     )
     axes[1].set_title("(b) Difficulty by dimension")
     axes[1].set_xlabel("")
-    axes[1].set_ylabel("IRT difficulty")
+    axes[1].set_ylabel(label)
     axes[1].tick_params(axis="x", rotation=20)
     ax = axes[2]
     # A perfect or zero score has no finite ML ability (NaN in the table): said, not drawn.
@@ -109,7 +132,7 @@ def fig9(items: pd.DataFrame, stats: pd.DataFrame):
         label=f"linear trend (Pearson r = {r['value']:.3f}, p = {r['p_value']:.2g})",
     )
     ax.set_xlabel("Naturalness score (jittered)")
-    ax.set_ylabel("IRT difficulty")
+    ax.set_ylabel("IRT difficulty (posterior mean)")
     ax.set_title("Naturalness vs IRT difficulty")
     ax.legend(fontsize=7)
     fig.tight_layout()

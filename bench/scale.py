@@ -1,0 +1,189 @@
+"""Run one study on generated data of growing size; print wall, CPU and peak RSS.
+
+Usage::
+
+    .venv/bin/python bench/scale.py                                  # 20x2k ... 200x20k
+    .venv/bin/python bench/scale.py --sizes 20x2000 100x10000 --cores 2
+    .venv/bin/python bench/scale.py --study salitrap --sizes 50x5000
+
+For each size (models x items) the data come from ``rederive.simulate.scale``
+(seeded, Rasch), in a scratch directory. The workflow runs in two stages in the
+same directory: ``core`` (ingest, warehouse, accuracy/tables with bootstrap CIs,
+all pairs with BH, failure sets/Jaccard, data quality) and then ``rest`` (IRT,
+figures, published check, summary). Each stage prints its wall time, the CPU time
+of all its processes and the peak RSS of the largest single process; then each
+rule's Snakemake benchmark TSVs (results/benchmarks/) are summed: jobs, wall
+(sum over jobs), CPU, and the largest max_rss of any of its jobs.
+Nothing is asserted: timings depend on the machine and on what else runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+DEFAULT_SIZES = ["20x2000", "50x5000", "100x10000", "200x20000"]
+CORE_TARGETS = {
+    "benchmark": [
+        "results/benchmark/tables/accuracy.csv",
+        "results/benchmark/tables/ranking.csv",
+        "results/benchmark/tables/failed_by_all.csv",
+        "results/benchmark/tables/data_quality.csv",
+    ],
+    "salitrap": [
+        "results/salitrap/tables/table1_tar_hfr.csv",
+        "results/salitrap/tables/pairwise_tar.csv",
+        "results/salitrap/tables/ranking.csv",
+        "results/salitrap/tables/table5_pairs.csv",
+        "results/salitrap/tables/data_quality.csv",
+    ],
+}
+
+
+def generate(study: str, n_models: int, n_items: int, out: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rederive.simulate.scale",
+            "--study",
+            study,
+            "--models",
+            str(n_models),
+            "--items",
+            str(n_items),
+            "--out",
+            str(out),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+def measured(cmd: list[str], cwd: Path) -> None:
+    """Run ``cmd``; print its exit code, CPU seconds and peak RSS as the last stderr line.
+
+    Run in a fresh Python process per stage: RUSAGE_CHILDREN's ru_maxrss is the
+    largest RSS of any one descendant ever waited for, so it must start from zero.
+    """
+    proc = subprocess.run(
+        cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sys.stderr.write(proc.stderr[-4000:])
+    sys.stderr.write(f"\n{proc.returncode} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}\n")
+
+
+def run_stage(work: Path, study: str, raw: Path, cores: int, targets: list[str]) -> dict:
+    """Run snakemake once; wall, CPU (user+sys of all its processes) and peak process RSS."""
+    cmd = [
+        str(SNAKEMAKE),
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(work),
+        "--cores",
+        str(cores),
+        "--quiet",
+        "all",
+        "--config",
+        f"studies=[{study}]",
+        f"{study}={{raw_dir: {raw}}}",
+        "--",
+        *targets,
+    ]
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, __file__, "--measure", str(work), "--", *cmd],
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - start
+    code, cpu, maxrss_kib = proc.stderr.strip().splitlines()[-1].split()
+    if code != "0":
+        sys.exit(f"snakemake failed in {work}:\n{proc.stderr[-4000:]}")
+    return {"wall": wall, "cpu": float(cpu), "peak_mib": int(maxrss_kib) / 1024}
+
+
+def per_rule(work: Path, study: str) -> dict[str, dict]:
+    """Sum Snakemake's benchmark TSVs by rule (the path below results/benchmarks/<study>/)."""
+    root = work / "results" / "benchmarks" / study
+    rules: dict[str, dict] = defaultdict(lambda: {"jobs": 0, "wall": 0.0, "cpu": 0.0, "rss": 0.0})
+    for path in sorted(root.rglob("*.tsv")):
+        rel = path.relative_to(root)
+        name = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        with open(path) as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                entry = rules[name]
+                entry["jobs"] += 1
+                entry["wall"] += float(row["s"])
+                entry["cpu"] += float(row["cpu_time"])
+                entry["rss"] = max(entry["rss"], float(row["max_rss"]))
+    return dict(rules)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--study", choices=sorted(CORE_TARGETS), default="benchmark")
+    parser.add_argument("--sizes", nargs="+", default=DEFAULT_SIZES, help="MODELSxITEMS")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--keep", type=Path, help="work under this folder and keep it")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.measure:
+        measured(args.command, args.measure)
+        return
+
+    base = args.keep or Path(tempfile.mkdtemp(prefix="rederive-scale-"))
+    try:
+        for size in args.sizes:
+            n_models, n_items = (int(v) for v in size.lower().split("x"))
+            work = base / f"{args.study}-{size}"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            shutil.copytree(REPO / "config", work / "config")
+            gen = generate(args.study, n_models, n_items, work / "raw")
+            print(
+                f"\n## {args.study} {n_models} models x {n_items:,} items = "
+                f"{n_models * n_items:,} rows (generated in {gen:.0f} s)"
+            )
+            core = run_stage(work, args.study, work / "raw", args.cores, CORE_TARGETS[args.study])
+            rest = run_stage(work, args.study, work / "raw", args.cores, ["all"])
+            print("| stage | wall s | CPU s | peak RSS MiB |\n|---|---:|---:|---:|")
+            for name, stage in (("core", core), ("rest", rest)):
+                print(
+                    f"| {name} | {stage['wall']:.0f} | {stage['cpu']:.0f} | "
+                    f"{stage['peak_mib']:.0f} |"
+                )
+            print(
+                "\n| rule | jobs | wall s (sum) | CPU s | max RSS MiB |\n|---|---:|---:|---:|---:|"
+            )
+            for name, r in sorted(
+                per_rule(work, args.study).items(), key=lambda kv: -kv[1]["wall"]
+            ):
+                print(
+                    f"| {name} | {r['jobs']} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['rss']:.0f} |"
+                )
+            sys.stdout.flush()
+            if not args.keep:
+                shutil.rmtree(work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
