@@ -210,6 +210,9 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
     lines = [f"# {title}", ""]
     if preamble:
         lines += [preamble.strip(), ""]
+    if frame.empty:
+        # An empty check must not read as "every check passes".
+        return "\n".join([*lines, "No checks were made."]) + "\n"
     lines += ["| table | kind | checks | pass | FAIL | n/a |", "|---|---|---:|---:|---:|---:|"]
     for (table, kind), group in frame.groupby(["table", "kind"], sort=True):
         counts = group["status"].value_counts()
@@ -218,9 +221,6 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
             f"{counts.get('FAIL', 0)} | {counts.get('n/a', 0)} |"
         )
     failures = frame[frame["status"] != "pass"]
-    if frame.empty:
-        # An empty check must not read as "every check passes".
-        return "\n".join([*lines, "", "No checks were made."]) + "\n"
     lines += ["", f"## Not passing ({len(failures)})", ""]
     if failures.empty:
         lines.append("Every check passes.")

@@ -109,7 +109,7 @@ def plan_from_results(
     alpha_bh = float(table["alpha_bh"].iloc[0])
     target = float(table["relevant_pp"].iloc[0]) if diff_pp is None else diff_pp
     med, lo, hi = float(np.median(sd)), float(sd.min()), float(sd.max())
-    ties = table["verdict"] != "significant"
+    ties = table["verdict"].str.startswith("tie")
     under = table["verdict"] == "tie, underpowered"
     lines = [
         f"{folder}: {len(table)} comparisons on {n_study:,} {unit}s (median)",

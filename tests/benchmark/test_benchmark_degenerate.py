@@ -94,3 +94,22 @@ def test_one_model_or_one_item_gives_nan_tables_with_the_reason(shape):
     assert (ability["ability_note"] == reason).all() and ability["ability_ml"].isna().all()
     assert ability["ability_pyirt"].isna().all()
     assert difficulty["difficulty"].isna().all() and summary.loc[0, "note"] == reason
+
+
+def test_one_model_failure_clustering_and_dendrogram(tmp_path):
+    """Before: ValueError "need at least 2 models to cluster" (traceback)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from rederive.studies.benchmark.figures import plot_dendrogram
+    from rederive.studies.benchmark.similarity import analyse
+
+    matrix = pd.DataFrame({"m1": [1.0, 0.0, 1.0, 0.0]}, index=[f"t:{i}" for i in range(4)])
+    items = pd.DataFrame({"item_key": matrix.index})
+    result = analyse(matrix, items, linkage="average", n_extreme_pairs=5)
+    assert result["linkage"].empty and result["extreme_pairs"].empty
+    assert list(result["failed_by_all"]["item_key"]) == ["t:1", "t:3"]
+    result["linkage"].to_csv(tmp_path / "linkage.csv", index=False)
+    png, pdf = tmp_path / "d.png", tmp_path / "d.pdf"
+    plot_dendrogram(result["jaccard"], pd.read_csv(tmp_path / "linkage.csv"), "", png, pdf)
+    assert png.stat().st_size > 0

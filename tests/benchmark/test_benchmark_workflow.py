@@ -105,6 +105,8 @@ def test_workflow_on_real_inspect_logs(tmp_path):
     # alpha: q1 right twice, q2 never, q3 once -> mean 0.5; beta: at_least_1 -> 2/3.
     assert accuracy.to_dict() == pytest.approx({"mockllm/alpha": 0.5, "mockllm/beta": 2 / 3})
     check = pd.read_csv(results / "check" / "published_check.csv")
-    assert (check["table"] == "harness-reported").sum() == 2 and (check["status"] == "pass").all()
+    assert (check["table"] == "harness-reported").sum() == 2
+    # The power row fails by design: 3 items cannot separate two models.
+    assert (check.loc[check["kind"] != "power", "status"] == "pass").all()
     quality = pd.read_csv(results / "tables" / "data_quality.csv")
     assert quality.loc[quality["reason"] == "used", "rows"].tolist() == [6, 6]

@@ -17,6 +17,7 @@ from rederive.stats.power import (
     bh_average_power,
     bh_threshold,
     binary_difference_sd,
+    comparison_power,
     detectable_effect,
     mde,
     n_needed,
@@ -306,3 +307,15 @@ def test_mde_figure_draws_from_the_csvs(tmp_path):
     assert (tmp_path / "f.png").stat().st_size > 1000 and (tmp_path / "f.pdf").exists()
     empty = draw(power, curve.iloc[0:0], title="t")
     save_figure(empty, tmp_path / "e.png", tmp_path / "e.pdf")
+
+
+def test_small_n_comparisons_stay_out_of_the_family():
+    base = dict(alpha=0.05, power=0.8, fdr_q=0.05, relevant_pp=2.0)
+    args = ([1.0, 9.0, 0.5], [40.0, 40.0, 40.0], [400, 400, 400], [False, True, False])
+    kept = comparison_power(*args, **base)
+    out = comparison_power(*args, **base, excluded=[False, False, True])
+    assert list(out["verdict"]) == ["tie, underpowered", "significant", "excluded (small n)"]
+    assert not out["underpowered"][2]
+    # The family's BH level is computed without the excluded comparison.
+    assert out["alpha_bh"] == pytest.approx(bh_threshold([1.0, 9.0], [40.0, 40.0], 400, 0.05))
+    assert kept["alpha_bh"] != out["alpha_bh"]

@@ -57,6 +57,8 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
         "significant": ("C2", "o"),
         "tie, adequately powered": ("C1", "s"),
         "tie, underpowered": ("C3", "X"),
+        "tie, not assessable": ("0.35", "v"),
+        "excluded (small n)": ("0.6", "D"),
     }
     for verdict, (color, marker) in styles.items():
         sub = power[power["verdict"] == verdict]

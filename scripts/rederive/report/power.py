@@ -58,6 +58,7 @@ def power_frame(
     power: float,
     fdr_q: float,
     relevant_pp: float,
+    excluded=None,
 ) -> pd.DataFrame:
     """One row per comparison: ``ids`` columns, then :data:`POWER_COLUMNS`.
 
@@ -82,6 +83,7 @@ def power_frame(
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        excluded=excluded,
     )
     out = ids.reset_index(drop=True).copy()
     out["unit"] = unit

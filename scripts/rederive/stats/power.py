@@ -424,6 +424,7 @@ def comparison_power(
     power: float,
     fdr_q: float,
     relevant_pp: float,
+    excluded=None,
 ) -> dict[str, np.ndarray | float]:
     """Power columns of a family of comparisons tested together with BH.
 
@@ -444,6 +445,9 @@ def comparison_power(
     relevant_pp : float
         Smallest difference that matters in practice; a tie whose BH-level MDE
         exceeds it is ``underpowered``.
+    excluded : array_like of bool, shape (m,), optional
+        Comparisons the study kept out of its BH family (e.g. ``small_n``): not
+        ties, not part of the family's power; verdict ``excluded (small n)``.
 
     Returns
     -------
@@ -461,7 +465,10 @@ def comparison_power(
     sig = np.asarray(significant, dtype=bool)
     # A comparison without a usable sd (fewer than two units) has no MDE; it is
     # left out of the BH family's power and reported as "not assessable".
-    ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n)
+    out_of_family = (
+        np.zeros(d.shape, dtype=bool) if excluded is None else np.asarray(excluded, dtype=bool)
+    )
+    ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n) & ~out_of_family
     m = int(ok.sum())
     if m == 0:
         nan = np.full(d.shape, np.nan)
@@ -472,18 +479,26 @@ def comparison_power(
             ),
             "power_observed_bh": nan,
             "underpowered": np.zeros(d.shape, dtype=bool),
-            "verdict": np.where(sig, "significant", "tie, not assessable"),
+            "verdict": np.where(
+                out_of_family,
+                "excluded (small n)",
+                np.where(sig, "significant", "tie, not assessable"),
+            ),
         }
-    alpha_bh = bh_threshold(d, s, n, fdr_q)
+    alpha_bh = bh_threshold(d[ok], s[ok], n[ok], fdr_q)
     mde_bh = mde(s, n, alpha_bh, power)
-    underpowered = ~sig & (mde_bh > relevant_pp)
+    underpowered = ~sig & ~out_of_family & (mde_bh > relevant_pp)
     verdict = np.where(
-        sig,
-        "significant",
+        out_of_family,
+        "excluded (small n)",
         np.where(
-            ~ok,
-            "tie, not assessable",
-            np.where(underpowered, "tie, underpowered", "tie, adequately powered"),
+            sig,
+            "significant",
+            np.where(
+                ~ok,
+                "tie, not assessable",
+                np.where(underpowered, "tie, underpowered", "tie, adequately powered"),
+            ),
         ),
     )
     return {

@@ -206,13 +206,17 @@ def plot_dendrogram(jaccard: pd.DataFrame, linkage: pd.DataFrame, note: str, png
     ax_cbar = fig.add_subplot(grid[0, 1])
     ax_tree = fig.add_subplot(grid[1, 0])
     ax_heat = fig.add_subplot(grid[1, 1])
-    tree = dendrogram(z, orientation="left", ax=ax_tree, no_labels=True, color_threshold=0)
-    # With orientation="left" leaf k sits at y = 10k + 5 counted from the bottom;
-    # inverting the axis puts tree["leaves"][0] at the top, like heatmap row 0.
-    ax_tree.set_ylim(0, 10 * n)
-    ax_tree.invert_yaxis()
+    if len(z):
+        tree = dendrogram(z, orientation="left", ax=ax_tree, no_labels=True, color_threshold=0)
+        # With orientation="left" leaf k sits at y = 10k + 5 counted from the bottom;
+        # inverting the axis puts tree["leaves"][0] at the top, like heatmap row 0.
+        ax_tree.set_ylim(0, 10 * n)
+        ax_tree.invert_yaxis()
+        order = [models[i] for i in tree["leaves"]]
+    else:  # one model: no tree to draw
+        ax_tree.text(0.5, 0.5, "one model:\nnothing to cluster", ha="center", va="center")
+        order = models
     ax_tree.set_axis_off()
-    order = [models[i] for i in tree["leaves"]]
     sns.heatmap(
         matrix.loc[order, order],
         ax=ax_heat,

@@ -174,6 +174,7 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         out = pd.concat([out, rest], ignore_index=True)
         for column in ("rank_best", "rank_worst"):
             out[column] = out[column].astype("Int64")
+        out["n_tied"] = out["n_tied"].astype(int)
     return out
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 from rederive.report.power import headline_check, power_frame, write_power
 from rederive.runner import run
 from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.benchmark.common import clusters_for, load_scores
 
 UNIT = {"none": "item", "category": "category cluster", "group": "group cluster"}
@@ -30,6 +31,13 @@ def pair_sds(matrix: pd.DataFrame, clusters, pairs: pd.DataFrame) -> tuple[np.nd
         sds.append(100 * unit_sd(u))
         units.append(u.size)
     return np.array(sds), np.array(units)
+
+
+def _excluded(frame: pd.DataFrame) -> np.ndarray:
+    """The study's small-n flag per comparison (absent in older tables: none)."""
+    if SMALL_N not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
 
 
 def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, relevant_pp):
@@ -50,6 +58,7 @@ def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, r
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        excluded=_excluded(pairs),
     )
 
 

@@ -40,13 +40,23 @@ def analyse(
     fail = fail.sort_index()
     co_failure = similarity.co_failure_matrix(fail)
     jaccard = similarity.jaccard_matrix(fail)
-    clustering = similarity.cluster_models(jaccard, linkage, optimal_ordering=True)
-    link = pd.DataFrame(clustering.linkage, columns=["left", "right", "distance", "size"])
-    link[["left", "right", "size"]] = link[["left", "right", "size"]].astype(int)
-    link.insert(0, "step", range(1, len(link) + 1))
-    link["method"] = clustering.method
-    pairs = similarity.extreme_pairs(
-        jaccard, co_failure, k=min(n_extreme_pairs, len(fail) * (len(fail) - 1) // 2)
+    if len(fail) < 2:
+        # One model: nothing to cluster; a header-only linkage table, not a traceback.
+        link = pd.DataFrame(columns=["step", "left", "right", "distance", "size", "method"])
+        order = list(fail.index)
+    else:
+        clustering = similarity.cluster_models(jaccard, linkage, optimal_ordering=True)
+        link = pd.DataFrame(clustering.linkage, columns=["left", "right", "distance", "size"])
+        link[["left", "right", "size"]] = link[["left", "right", "size"]].astype(int)
+        link.insert(0, "step", range(1, len(link) + 1))
+        link["method"] = clustering.method
+        order = clustering.order
+    pairs = (
+        similarity.extreme_pairs(
+            jaccard, co_failure, k=min(n_extreme_pairs, len(fail) * (len(fail) - 1) // 2)
+        )
+        if len(fail) >= 2
+        else pd.DataFrame(columns=["group", "model_a", "model_b", "co_failure_rate", "jaccard"])
     )
     everyone = similarity.failed_by_all(fail)
     failed = items.set_index("item_key").loc[everyone.items].reset_index()
@@ -55,7 +65,7 @@ def analyse(
         "co_failure": square(co_failure),
         "jaccard": square(jaccard),
         "linkage": link,
-        "order": clustering.order,
+        "order": order,
         "extreme_pairs": pairs,
         "failed_by_all": failed,
         "failed_share": everyone.share,

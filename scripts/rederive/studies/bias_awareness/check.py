@@ -219,7 +219,7 @@ def main(snakemake):
 
     checks += headline_checks(
         pd.read_csv(snakemake.input.power),
-        snakemake.input.published,
+        Path(p.published_dir) / PUBLISHED_FILE,
         alpha=p.power["alpha"],
         power=p.power["target"],
     )

@@ -19,8 +19,16 @@ import pandas as pd
 
 from rederive.report.power import headline_check, power_frame, write_power
 from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.bias_awareness.metrics import design_matrices
 from rederive.studies.bias_awareness.warehouse import biased_trials
+
+
+def _excluded(frame: pd.DataFrame) -> np.ndarray:
+    """The study's small-n flag per comparison (absent in older tables: none)."""
+    if SMALL_N not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
 
 
 def power_table(
@@ -50,6 +58,7 @@ def power_table(
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        excluded=_excluded(comparisons),
     )
 
 

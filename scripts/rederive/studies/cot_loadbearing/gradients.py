@@ -31,6 +31,11 @@ def c_rates(
     frame: pd.DataFrame, by: list[str], *, n_boot: int, seed: int, key: str
 ) -> pd.DataFrame:
     long = clustered_shares(frame, by, n_boot=n_boot, seed=seed, key=key)
+    if long.empty:
+        # No row of this experiment (e.g. the one model given did not run the
+        # strength sweep): a header-only table, not a KeyError.
+        columns = [*by, "n", "C_pct", "n_C", "ci_low", "ci_high", "n_clusters", "method"]
+        return pd.DataFrame(columns=[*columns, "n_boot", "seed"])
     long = round_ci(long[long["label"] == "C"])
     return (
         long.drop(columns="label")

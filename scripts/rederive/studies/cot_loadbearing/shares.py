@@ -93,13 +93,18 @@ def _latex(
     return booktabs(body, caption=caption, label=label, notes=notes)
 
 
+def _count_text(value) -> str:
+    """A count for LaTeX; "--" for a model listed in baselines.csv without a run."""
+    return "--" if pd.isna(value) else str(int(value))
+
+
 def latex_table1(table: pd.DataFrame, model: str, simulated: bool) -> str:
     t = table[table["model"] == model]
     body = pd.DataFrame(
         {
             "Dataset": t["dataset"].str.upper(),
             "Base acc.": t["base_accuracy_pct"],
-            "n": t["n_labelled"].astype(int).astype(str),
+            "n": t["n_labelled"].map(_count_text),
             "Type A": [ci_text(*r) for r in t[["A_pct", "A_lo", "A_hi"]].to_numpy()],
             "Type B": [ci_text(*r) for r in t[["B_pct", "B_lo", "B_hi"]].to_numpy()],
             "Type C": [ci_text(*r) for r in t[["C_pct", "C_lo", "C_hi"]].to_numpy()],
@@ -122,7 +127,7 @@ def latex_models(table: pd.DataFrame, simulated: bool) -> str:
             "Model": t["model"],
             "Dataset": t["dataset"].str.upper(),
             "Base acc.": t["base_accuracy_pct"],
-            "n": t["n_labelled"].astype(int).astype(str),
+            "n": t["n_labelled"].map(_count_text),
             "A": t["A_pct"],
             "B": t["B_pct"],
             "C": t["C_pct"],
@@ -163,7 +168,9 @@ def main(snakemake) -> None:
     table = main_shares(rows, baselines, n_boot=p.n_boot, seed=p.seed)
     table[SMALL_N] = small_n_flags(table["n_labelled"].fillna(0), p.min_n)
     write_csv(table, snakemake.output.table1)
-    model = p.main_model if p.main_model in set(table["model"]) else sorted(table["model"])[0]
+    # A model of baselines.csv without a run file has no labelled row to show.
+    with_rows = sorted(set(table.loc[table["n_labelled"].notna(), "model"]))
+    model = p.main_model if p.main_model in with_rows else with_rows[0]
     with open(snakemake.output.table1_tex, "w") as handle:
         handle.write(latex_table1(table, model, p.simulated))
     with open(snakemake.output.models_tex, "w") as handle:

@@ -20,6 +20,7 @@ import pandas as pd
 from rederive.io.warehouse import query
 from rederive.report.power import headline_check, power_frame, write_power
 from rederive.stats.power import unit_sd
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.tag_sycophancy.effects import item_differences
 
 ARM = "tag"
@@ -48,6 +49,11 @@ def power_table(cells, item_ids, effects, *, alpha, power, fdr_q, relevant_pp):
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        excluded=(
+            effects[SMALL_N].fillna(False).astype(bool)
+            if SMALL_N in effects
+            else np.zeros(len(effects), dtype=bool)
+        ),
     )
 
 
