@@ -1,6 +1,10 @@
 # Power of each study's comparisons (issue 14): a power table and an MDE-against-n
 # curve per study from the study's own comparison table and warehouse, then one
 # figure drawn from those CSVs. Targets are listed in each <study>_targets().
+# Resources: measured on the bundled data (results/benchmarks/*/power.tsv) peaks of
+# 143-239 MB RSS and under 1 min wall (2-4 s CPU) per estimate job, 224-233 MB for
+# each figure; about twice that as base. Estimate jobs load the warehouse's score
+# matrix, so memory grows with its size; the figures read two small CSVs.
 
 
 rule estimate_salitrap_power:
@@ -23,8 +27,8 @@ rule estimate_salitrap_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         power=SALITRAP["power"],
         fdr_q=SALITRAP["comparisons"]["fdr_q"],
@@ -53,8 +57,8 @@ rule plot_salitrap_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500),
+        runtime=job_runtime(10),
     params:
         title="SaliTrap model pairs (control TAR)",
         note="",
@@ -84,8 +88,8 @@ rule estimate_tag_sycophancy_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         power=TAGSYC["power"],
         fdr_q=TAGSYC["fdr_q"],
@@ -113,8 +117,8 @@ rule plot_tag_sycophancy_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500),
+        runtime=job_runtime(10),
     params:
         title="Tag sycophancy, per-model tag effect",
         note="",
@@ -143,8 +147,8 @@ rule estimate_bias_awareness_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         power=BIAS_AWARENESS["power"],
         fdr_q=BIAS_AWARENESS["fdr_q"],
@@ -172,8 +176,8 @@ rule plot_bias_awareness_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500),
+        runtime=job_runtime(10),
     params:
         title="Bias awareness model differences",
         note="",
@@ -202,8 +206,8 @@ rule estimate_cot_loadbearing_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         power=COT["power"],
         production=COT["production_variant"],
@@ -232,8 +236,8 @@ rule plot_cot_loadbearing_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500),
+        runtime=job_runtime(10),
     params:
         title="CoT load-bearing, numeric vs text perturbation",
         note="",
@@ -262,8 +266,8 @@ rule estimate_benchmark_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
     params:
         power=BENCHMARK["power"],
         fdr_q=BENCHMARK["fdr_q"],
@@ -292,8 +296,8 @@ rule plot_benchmark_power:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_mem_mb(500),
+        runtime=job_runtime(10),
     params:
         title="Benchmark model pairs",
         note=benchmark_data_note(),
