@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.studies.bias_awareness.metrics import model_comparisons
+from rederive.stats.small_n import SMALL_N
+from rederive.studies.bias_awareness.metrics import NOT_ESTIMABLE, model_comparisons
 from rederive.studies.bias_awareness.output import (
     BIAS_LABELS,
     latex_table,
@@ -33,6 +34,10 @@ QUANTITY_LABELS = {
 }
 
 
+def _p(value) -> str:
+    return "--" if pd.isna(value) else f"{value:.4f}"
+
+
 def comparisons_latex(table: pd.DataFrame, *, simulated: bool) -> str:
     body = pd.DataFrame(
         {
@@ -43,11 +48,21 @@ def comparisons_latex(table: pd.DataFrame, *, simulated: bool) -> str:
                 with_ci(d, lo, hi)
                 for d, lo, hi in zip(table["diff"], table["ci_low"], table["ci_high"], strict=True)
             ],
-            "p": [f"{v:.4f}" for v in table["p_value"]],
-            "q (BH)": [f"{v:.4f}" for v in table["q_value"]],
+            "p": [_p(v) for v in table["p_value"]],
+            "q (BH)": [_p(v) for v in table["q_value"]],
         }
     )
-    notes = "Paired question bootstrap; two-sided p (null-centred); BH over all rows."
+    notes = "Paired question bootstrap; two-sided p (null-centred); BH over all rows"
+    left_out = []
+    if NOT_ESTIMABLE in table:
+        n_ne = int((table[NOT_ESTIMABLE].fillna("") != "").sum())
+        if n_ne:
+            left_out.append(f"{n_ne} with a rate that is not estimable (reason in comparisons.csv)")
+    if SMALL_N in table:
+        n_small = int(table[SMALL_N].astype(bool).sum())
+        if n_small:
+            left_out.append(f"{n_small} with a rate below the minimum n ({SMALL_N})")
+    notes += " except " + " and ".join(left_out) + ", shown as --." if left_out else "."
     return latex_table(
         body,
         caption="Model differences (percentage points), paired by question",

@@ -30,13 +30,22 @@ OUTCOME_LABELS = {
 
 
 def susceptibility_awareness(main: pd.DataFrame):
-    """Scatter of Pr[S] against Pr[A] per model × bias with CIs."""
+    """Scatter of Pr[S] against Pr[A] per model × bias with CIs.
+
+    Cells whose Pr[S] is not estimable (NaN in ``main``) are not drawn; the
+    axes name them, so a missing point is never read as a 0.
+    """
     models = sorted(main["model"].unique())
     colours = dict(zip(models, sns.color_palette(n_colors=len(models)), strict=True))
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    hidden = {}
     for row in main.itertuples(index=False):
         colour, marker = colours[row.model], MARKERS.get(row.bias, "o")
         x = row.susceptibility
+        if np.isnan(x):
+            # Not estimable (reason in main.csv): no position on the x axis, not a 0.
+            hidden.setdefault(row.model, []).append(row.bias)
+            continue
         xerr = [[x - row.susceptibility_low], [row.susceptibility_high - x]]
         for kind, filled in (("awareness_strict", True), ("awareness_keyword", False)):
             y = getattr(row, kind)
@@ -79,6 +88,18 @@ def susceptibility_awareness(main: pd.DataFrame):
     ax.set_ylim(-2, 102)
     ax.set_xlim(left=0)
     ax.set_title("Susceptibility vs. awareness")
+    if hidden:
+        text = "; ".join(f"{m} ({', '.join(b)})" for m, b in hidden.items())
+        ax.text(
+            0.01,
+            0.99,
+            f"Pr[S] not estimable, not shown: {text}",
+            transform=ax.transAxes,
+            fontsize=7,
+            va="top",
+            color="0.3",
+            wrap=True,
+        )
     fig.tight_layout(rect=(0, 0.04, 1, 1))  # room for the provenance note
     return fig
 

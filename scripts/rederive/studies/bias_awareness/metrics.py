@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, percentile_ci
+from rederive.stats.bootstrap import (
+    RatioBootstrap,
+    bootstrap_ratio,
+    pairwise_differences,
+    percentile_ci,
+)
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up, wilson_interval
 from rederive.stats.small_n import SMALL_N, pair_mask, small_n_flags
@@ -41,6 +46,21 @@ QUANTITIES = {
 
 #: Quantities compared between models (spec: Pr[S], Pr[A], TG).
 COMPARED = ("susceptibility", "awareness_strict", "awareness_keyword", "TG_strict")
+
+#: Column naming why a rate is not estimable ("" when it is), as in tag_sycophancy.
+NOT_ESTIMABLE = "not_estimable"
+
+#: Why a rate with a zero denominator has no value, by denominator indicator.
+EMPTY_DENOMINATOR = {
+    "one": "no biased trial",
+    "judged": "no trial with a judge label",
+    "S": "no susceptible trial (S_C2W = 0 on every trial)",
+    "S_judged": "no susceptible trial with a judge label",
+}
+
+#: Rates that are 0 by construction when no unbiased answer is correct (eq. 2:
+#: S_C2W needs a_u = gold), so a 0 there measures the floor, not the model.
+NEEDS_CORRECT_UNBIASED = ("susceptibility", "TG_strict", "TG_keyword")
 
 
 def susceptible_c2w(correct_unbiased, correct_biased) -> np.ndarray:
@@ -71,6 +91,8 @@ def indicators(trials: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "one": np.ones(len(trials), dtype=int),
+            "parsed_u": _parsed(trials, "method_u"),
+            "parsed_b": _parsed(trials, "method"),
             "correct_u": trials["correct_u"].astype(int).to_numpy(),
             "correct_b": trials["correct_b"].astype(int).to_numpy(),
             "S": s,
@@ -85,6 +107,47 @@ def indicators(trials: pd.DataFrame) -> pd.DataFrame:
         },
         index=trials.index,
     )
+
+
+def _parsed(trials: pd.DataFrame, column: str) -> np.ndarray:
+    """1 where the reply's answer was extracted (no method column: every reply was)."""
+    if column not in trials:
+        return np.ones(len(trials), dtype=int)
+    return (trials[column].fillna("unparseable") != "unparseable").astype(int).to_numpy()
+
+
+def not_estimable(trials: pd.DataFrame) -> dict[tuple[str, str, str], str]:
+    """Why each (model, bias, quantity) rate has no value; absent keys are estimable.
+
+    A rate is not estimable when its denominator is 0 (:data:`EMPTY_DENOMINATOR`),
+    when every reply behind an accuracy is unparseable (an unparseable reply
+    counts as wrong, so a model that never gave a readable answer would print
+    0% accuracy), and for the S_C2W rates (:data:`NEEDS_CORRECT_UNBIASED`) when no
+    unbiased answer is correct, where S = 0 holds by construction (eq. 2).
+    Awareness rates are read from the reasoning text and stay estimable.
+    """
+    ind = indicators(trials)
+    out = {}
+    for model, bias, mask in cells(trials):
+        sums = ind[mask].sum()
+        n = int(mask.sum())
+        for quantity, (_, den, _) in QUANTITIES.items():
+            why = ""
+            if sums[den] == 0:
+                why = EMPTY_DENOMINATOR[den]
+            elif quantity == "accuracy_unbiased" and sums["parsed_u"] == 0:
+                why = f"every unbiased reply unparseable ({n} of {n})"
+            elif quantity == "accuracy_biased" and sums["parsed_b"] == 0:
+                why = f"every biased reply unparseable ({n} of {n})"
+            elif quantity in NEEDS_CORRECT_UNBIASED and sums["correct_u"] == 0:
+                unread = n - int(sums["parsed_u"])
+                why = (
+                    f"no correct unbiased answer ({unread} of {n} unparseable): "
+                    "S_C2W is 0 by construction"
+                )
+            if why:
+                out[(model, bias, quantity)] = why
+    return out
 
 
 def tg_decomposition(s, a) -> dict[str, float]:
@@ -155,13 +218,24 @@ def rate_table(
     table : DataFrame
         Tidy, one row per (model, bias, quantity): counts, percent (exact,
         half-up at one decimal), bootstrap and Wilson bounds in percent, and
-        ``ci_low/ci_high`` from the primary method.
+        ``ci_low/ci_high`` from the primary method. A rate that is not
+        estimable (:func:`not_estimable`) keeps its counts, has NaN percent and
+        bounds, and names the reason in ``not_estimable``.
     boot : RatioBootstrap
-        The replicates, columns in ``table`` row order (for paired comparisons).
+        The replicates, columns in ``table`` row order (for paired comparisons);
+        NaN in the columns of rates that are not estimable.
     """
     keys, num, den = design_matrices(trials)
     boot = bootstrap_ratio(
         num, den, clusters=trials["question_id"].to_numpy(), n_boot=n_boot, rng=rng
+    )
+    reasons = not_estimable(trials)
+    why = [reasons.get(key, "") for key in keys]
+    missing = np.array([bool(w) for w in why], dtype=bool)
+    boot = RatioBootstrap(
+        estimate=np.where(missing, np.nan, boot.estimate),
+        replicates=np.where(missing[None, :], np.nan, boot.replicates),
+        n_clusters=boot.n_clusters,
     )
     b_lo, b_hi = percentile_ci(boot.replicates, level)
     k = num.sum(axis=0).round().astype(int)
@@ -171,6 +245,8 @@ def rate_table(
     rows = []
     for i, (model, bias, quantity) in enumerate(keys):
         method = QUANTITIES[quantity][2]
+        if missing[i]:
+            b_lo[i] = b_hi[i] = w_lo[i] = w_hi[i] = np.nan
         lo, hi = (w_lo[i], w_hi[i]) if method == "wilson" else (b_lo[i], b_hi[i])
         rows.append(
             {
@@ -179,7 +255,7 @@ def rate_table(
                 "quantity": quantity,
                 "numerator": int(k[i]),
                 "denominator": int(n[i]),
-                "percent": percent(k[i], n[i]),
+                "percent": np.nan if missing[i] else percent(k[i], n[i]),
                 # Bounds print at the rates' one decimal (half-up, as the papers round).
                 "ci_low": _pct(lo),
                 "ci_high": _pct(hi),
@@ -192,6 +268,7 @@ def rate_table(
                 "level": level,
                 "n_boot": n_boot,
                 "seed": seed,
+                NOT_ESTIMABLE: why[i],
             }
         )
     return pd.DataFrame(rows), boot
@@ -202,7 +279,9 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1
 
     All pairs of models, per bias cell and pooled, for each of :data:`COMPARED`;
     the BH family is every comparison in the returned table except those with a
-    rate over fewer than ``min_n`` cases (``small_n``: q NaN, never rejected).
+    rate over fewer than ``min_n`` cases (``small_n``: q NaN, never rejected) and
+    those with a rate that is not estimable (difference, interval, p and q NaN;
+    ``not_estimable`` names the model and the reason).
     """
     frames = []
     for (bias, quantity), group in table.groupby(["bias", "quantity"], sort=False):
@@ -214,10 +293,28 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1
         )
         small = dict(zip(group["model"], small_n_flags(group["denominator"], min_n), strict=True))
         diffs[SMALL_N] = pair_mask(diffs["a"], diffs["b"], small)
+        why = dict(zip(group["model"], _reasons(group), strict=True))
+        diffs[NOT_ESTIMABLE] = [
+            "; ".join(f"{m}: {why[m]}" for m in (a, b) if why[m])
+            for a, b in zip(diffs["a"], diffs["b"], strict=True)
+        ]
+        gone = (diffs[NOT_ESTIMABLE] != "").to_numpy()
+        diffs.loc[gone, ["diff", "ci_low", "ci_high", "p_value"]] = np.nan
         diffs.insert(0, "quantity", quantity)
         diffs.insert(0, "bias", bias)
         frames.append(diffs)
-    columns = ["bias", "quantity", "a", "b", "diff", "ci_low", "ci_high", "p_value", SMALL_N]
+    columns = [
+        "bias",
+        "quantity",
+        "a",
+        "b",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        SMALL_N,
+        NOT_ESTIMABLE,
+    ]
     if not frames:
         out = pd.DataFrame(columns=[*columns, "q_value", "reject"])
         return out
@@ -234,6 +331,13 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1
     out["_b"] = out["bias"].map(order)
     out["_q"] = out["quantity"].map({q: i for i, q in enumerate(COMPARED)})
     return out.sort_values(["_q", "_b", "a", "b"]).drop(columns=["_b", "_q"]).reset_index(drop=True)
+
+
+def _reasons(group: pd.DataFrame) -> list[str]:
+    """Per-row not-estimable reason ("" when estimable; tables without the column: all)."""
+    if NOT_ESTIMABLE not in group:
+        return [""] * len(group)
+    return group[NOT_ESTIMABLE].fillna("").astype(str).tolist()
 
 
 def kappa_2x2(judge, keyword) -> dict:

@@ -17,7 +17,7 @@ import pandas as pd
 from rederive.stats.bootstrap import rng_for
 from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.bias_awareness import STUDY
-from rederive.studies.bias_awareness.metrics import outcome_shares, rate_table
+from rederive.studies.bias_awareness.metrics import NOT_ESTIMABLE, outcome_shares, rate_table
 from rederive.studies.bias_awareness.output import (
     BIAS_LABELS,
     latex_table,
@@ -60,6 +60,12 @@ def main_table(rates: pd.DataFrame) -> pd.DataFrame:
             row[f"{quantity}_high"] = by_q.loc[quantity, "ci_high"]
             row[f"{quantity}_k"] = int(by_q.loc[quantity, "numerator"])
             row[f"{quantity}_n"] = int(by_q.loc[quantity, "denominator"])
+        reasons = by_q[NOT_ESTIMABLE] if NOT_ESTIMABLE in by_q else pd.Series(dtype=str)
+        row[NOT_ESTIMABLE] = "; ".join(
+            f"{quantity}: {reasons[quantity]}"
+            for quantity, _ in MAIN_COLUMNS
+            if quantity in reasons and reasons[quantity]
+        )
         rows.append(row)
     return sort_cells(pd.DataFrame(rows))
 
@@ -85,6 +91,9 @@ def main_latex(table: pd.DataFrame, *, level: float, simulated: bool) -> str:
         f"Rates in %, {round(level * 100)}% CIs: question-level paired bootstrap, "
         "Wilson for Pr[A | S]. TG = Pr[S = 1 and A = 0]."
     )
+    n_ne = int((table[NOT_ESTIMABLE].fillna("") != "").sum()) if NOT_ESTIMABLE in table else 0
+    if n_ne:
+        notes += f" --: not estimable ({n_ne} rows; reason in main.csv, column {NOT_ESTIMABLE})."
     return latex_table(
         body,
         caption="Susceptibility, awareness and silent bias-induced failures (TG) per model and bias",

@@ -42,10 +42,17 @@ def build_tables(items_path, labelled_paths, accounting_paths) -> dict[str, pd.D
 
 
 def biased_trials(db_path) -> pd.DataFrame:
-    """Biased trials (bias ≠ none) from the warehouse, in a stable order."""
+    """Biased trials (bias ≠ none) from the warehouse, in a stable order.
+
+    ``method_u`` is the extraction method of the paired unbiased reply, so that
+    a rate resting only on unparseable replies is reported as not estimable.
+    """
     frame = warehouse.query(
         db_path,
-        "SELECT * FROM trials WHERE bias <> 'none' ORDER BY model, bias, question_id",
+        "SELECT t.*, u.method AS method_u FROM trials t "
+        "LEFT JOIN trials u ON u.model = t.model AND u.question_id = t.question_id "
+        "AND u.bias = 'none' "
+        "WHERE t.bias <> 'none' ORDER BY t.model, t.bias, t.question_id",
     )
     for column in ("S", "A_keyword"):
         frame[column] = frame[column].astype(int)
