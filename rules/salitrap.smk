@@ -195,6 +195,7 @@ rule tabulate_salitrap_liberation:
         pass_labels=SALITRAP["metrics"]["TAR"]["numerator"],
         bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/liberation.py"
 
@@ -225,6 +226,7 @@ rule tabulate_salitrap_interventions:
         metrics=SALITRAP["metrics"],
         bootstrap=SALITRAP["bootstrap"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/interventions.py"
 
@@ -262,6 +264,7 @@ rule analyse_salitrap_density:
         low=SALITRAP["density"]["low"],
         high=SALITRAP["density"]["high"],
         bootstrap=SALITRAP["bootstrap"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/density.py"
 
@@ -467,6 +470,7 @@ rule analyse_salitrap_failure_sets:
         linkage=SALITRAP["failure_sets"]["linkage"],
         n_pairs=SALITRAP["failure_sets"]["n_pairs"],
         raw_dir=SALITRAP["raw_dir"],
+        min_n=SALITRAP["min_n"],
     script:
         "../scripts/rederive/studies/salitrap/failure_sets.py"
 

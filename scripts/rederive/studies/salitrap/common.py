@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.io.warehouse import query
+from rederive.stats.small_n import small_n_flags
 
 OVERALL = "overall"
 CONTROL = "control"
@@ -93,3 +94,21 @@ def control_order(labels: pd.DataFrame, tar_labels=("Strict Pass",)) -> list[str
     tar = control["label"].isin(list(tar_labels)).groupby(control["model"]).mean()
     frame = pd.DataFrame({"model": tar.index, "neg": -tar.to_numpy()})
     return list(frame.sort_values(["neg", "model"], kind="stable")["model"])
+
+
+def small_n_by_model(labels: pd.DataFrame, items: pd.DataFrame, min_n: int) -> dict[str, bool]:
+    """Per model: fewer than ``min_n`` valid control rows (the study's small-n rule).
+
+    The same count as Tables 1–2 (a non-null control label on a known item), so
+    every table flags the same models; a model with labels only under other
+    conditions has 0 control rows and is flagged.
+    """
+    control = labels[
+        (labels["condition"] == CONTROL)
+        & labels["label"].notna()
+        & labels["item_id"].isin(items["item_id"])
+    ]
+    n = control.groupby("model")["item_id"].nunique()
+    models = sorted(labels["model"].unique())
+    counts = n.reindex(models, fill_value=0).to_numpy()
+    return dict(zip(models, (bool(f) for f in small_n_flags(counts, min_n)), strict=True))

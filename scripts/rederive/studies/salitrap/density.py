@@ -32,6 +32,7 @@ from rederive.studies.salitrap.common import (
     dimension_masks,
     load,
     present_dimensions,
+    small_n_by_model,
     write_csv,
 )
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
@@ -51,6 +52,7 @@ RATE_COLUMNS = [
     "ci_method",
     "n_boot",
     "seed",
+    "small_n_models",
 ]
 SLOPE_COLUMNS = [
     "dimension",
@@ -65,6 +67,7 @@ SLOPE_COLUMNS = [
     "ci_method",
     "n_boot",
     "seed",
+    "small_n_models",
 ]
 
 
@@ -121,6 +124,7 @@ def density_tables(
     n_boot: int,
     level: float,
     seed: int,
+    small: dict[str, bool] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rates by number of injected numbers, and slopes, per dimension and overall.
 
@@ -135,6 +139,10 @@ def density_tables(
         over all valid rows), e.g. ``TAR`` and ``CHR``.
     low, high : int
         Pooling bounds for the binned rates (the slope uses exact counts).
+    small : dict, optional
+        Model → small-n flag (:func:`~rederive.studies.salitrap.common.small_n_by_model`);
+        ``small_n_models`` counts the flagged models behind each row (their
+        rates enter the mean of per-model rates with the weight of any other).
     """
     labels = matrix.to_numpy()
     valid = pd.notna(labels)
@@ -142,6 +150,7 @@ def density_tables(
     n_x = items["n_injected"].to_numpy().astype(float)
     bins, bin_labels = bin_numbers(items["n_injected"].to_numpy(), low, high)
     clusters = items["seed_id"].to_numpy()
+    flagged = np.array([bool((small or {}).get(m, False)) for m in matrix.columns], dtype=bool)
     rate_rows, slope_rows = [], []
     for dimension, mask in dimension_masks(items, dimensions):
         if not mask.any():
@@ -185,6 +194,7 @@ def density_tables(
                         "ci_method": method + "; mean of per-model rates",
                         "n_boot": n_boot,
                         "seed": seed,
+                        "small_n_models": int((~np.isnan(est[b_index]) & flagged).sum()),
                     }
                 )
             # Slope: the same seed-cluster resampling, on exact counts.
@@ -210,6 +220,7 @@ def density_tables(
                     "OLS of the 0/1 outcome on the number of injected numbers",
                     "n_boot": n_boot,
                     "seed": seed,
+                    "small_n_models": int((valid[mask].any(axis=0) & flagged).sum()),
                 }
             )
     return pd.DataFrame(rate_rows, columns=RATE_COLUMNS), pd.DataFrame(
@@ -230,6 +241,7 @@ def main(snakemake):
         low=p.low,
         high=p.high,
         **p.bootstrap,
+        small=small_n_by_model(labels, items, p.min_n),
     )
     write_csv(rates, snakemake.output.rates)
     write_csv(slopes, snakemake.output.slopes)

@@ -33,11 +33,13 @@ from rederive.errors import InputError
 from rederive.report.latex import booktabs
 from rederive.stats import similarity
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
     CONTROL,
     is_simulated,
     load,
     simulated_notes,
+    small_n_by_model,
     write_csv,
 )
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
@@ -208,6 +210,11 @@ def main(snakemake):
             "leaf_position": [rank[m] for m in models],
         }
     )
+    small = small_n_by_model(labels, items, p.min_n)
+    for frame in (pairs, table5):
+        for side in ("a", "b"):
+            frame[f"{SMALL_N}_{side}"] = frame[f"model_{side}"].map(small).astype(bool)
+    order_frame[SMALL_N] = order_frame["model"].map(small).astype(bool)
     write_csv(pairs, snakemake.output.pairs)
     write_csv(table5, snakemake.output.table5)
     write_csv(all_fail, snakemake.output.failed_by_all)

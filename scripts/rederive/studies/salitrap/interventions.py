@@ -17,12 +17,14 @@ import pandas as pd
 from rederive.report.latex import booktabs
 from rederive.stats.bootstrap import bootstrap_pvalue, percentile_ci
 from rederive.stats.rates import round_half_up
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
     CONTROL,
     control_order,
     load,
     model_rank,
     simulated_notes,
+    small_n_by_model,
     write_table,
 )
 from rederive.studies.salitrap.metrics import (
@@ -193,6 +195,7 @@ def main(snakemake):
         metrics=metrics,
         **p.bootstrap,
     )
+    table[SMALL_N] = table["model"].map(small_n_by_model(labels, items, p.min_n)).astype(bool)
     order = control_order(labels, metrics["TAR"].numerator)
     write_table(snakemake, order_rows(table, order, conditions), latex)
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
     CONTROL,
     OVERALL,
@@ -25,6 +26,7 @@ from rederive.studies.salitrap.common import (
     load,
     present_dimensions,
     simulated_notes,
+    small_n_by_model,
     write_table,
 )
 from rederive.studies.salitrap.metrics import CELL_COLUMNS, rate_cells
@@ -184,6 +186,7 @@ def main(snakemake):
         pass_labels=tuple(p.pass_labels),
         **p.bootstrap,
     )
+    table[SMALL_N] = table["model"].map(small_n_by_model(labels, items, p.min_n)).astype(bool)
     write_table(
         snakemake,
         order_rows(table, dimensions),

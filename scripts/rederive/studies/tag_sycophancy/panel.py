@@ -14,6 +14,7 @@ import statsmodels.formula.api as smf
 from scipy import stats
 
 from rederive.stats.rates import percent
+from rederive.stats.small_n import SMALL_N
 from rederive.studies.tag_sycophancy import OPTIONS
 from rederive.studies.tag_sycophancy.effects import item_differences
 
@@ -357,6 +358,19 @@ def summary_rows(
     )
 
 
+def with_small_n(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` plus the per-model ``small_n`` flag of ``tag_effects.csv``.
+
+    One definition for every per-model table (:mod:`rederive.stats.small_n`,
+    fewer than ``min_n`` balanced items); rows that are not a model of the
+    table (the field mean) are False.
+    """
+    if SMALL_N not in table:
+        return frame
+    flags = dict(zip(table["model"], table[SMALL_N].fillna(False).astype(bool), strict=True))
+    return frame.assign(**{SMALL_N: [bool(flags.get(m, False)) for m in frame["model"]]})
+
+
 def main(snakemake):
     from rederive.io.warehouse import query
 
@@ -371,7 +385,7 @@ def main(snakemake):
     csv = {"index": False, "float_format": "%.6g", "lineterminator": "\n"}
 
     comp = composition(cells, table)
-    comp.to_csv(out.composition, **csv)
+    with_small_n(comp, table).to_csv(out.composition, **csv)
 
     frames = {}
     fits = {}
@@ -380,7 +394,7 @@ def main(snakemake):
             table, meta, min_models=p.min_models_per_lineage, exclude_floor=exclude
         )
         fits[key] = fit_trend(frames[key])
-    with_predictions(frames["all"], fits["all"]).to_csv(out.trend, **csv)
+    with_small_n(with_predictions(frames["all"], fits["all"]), table).to_csv(out.trend, **csv)
     lineage_endpoints(frames["all"]).to_csv(out.lineages, **csv)
 
     wide = effects.pivot(index="model", columns="arm", values="effect").reindex(models)
@@ -404,7 +418,7 @@ def main(snakemake):
     pd.DataFrame(rows).to_csv(out.ablations, **csv)
 
     maybe = maybe_table(cells, effects, table, p.rubber_stamp_threshold)
-    maybe.to_csv(out.maybe, **csv)
+    with_small_n(maybe, table).to_csv(out.maybe, **csv)
 
     category = category_split(cells, items, models)
     field = (
@@ -414,7 +428,7 @@ def main(snakemake):
         .reset_index()
         .assign(model="(field mean)")
     )
-    pd.concat([category, field], ignore_index=True).to_csv(out.category, **csv)
+    with_small_n(pd.concat([category, field], ignore_index=True), table).to_csv(out.category, **csv)
 
     n_floor_sig = int((table["floor_limited"] & table["bh_significant"]).sum())
     summary_rows(
