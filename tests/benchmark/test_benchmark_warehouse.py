@@ -5,6 +5,7 @@ import pytest
 from benchmark_formats import chembench_slice, write_inspect, write_lm_eval
 
 from rederive.errors import InputError
+from rederive.io import warehouse
 from rederive.io.inspect_log import read_eval_log
 from rederive.io.lm_eval import read_lm_eval_model_dir
 from rederive.studies.benchmark.warehouse import build_tables, read_item_metadata
@@ -123,3 +124,27 @@ def test_dropped_scores_appear_in_data_quality(tmp_path):
     assert dropped[["run", "rows"]].values.tolist() == [["lm_eval-GPT-4o", 1]]
     used = quality[quality["reason"] == "used"].set_index("run")["rows"].to_dict()
     assert used == {"lm_eval-GPT-4o": 7, "lm_eval-o1": 7}
+
+
+def test_shared_strings_keep_values_and_dtypes(tmp_path):
+    frame = pd.DataFrame(
+        {
+            "run": ["r1", "r1", "r1"],
+            "model": pd.array(["m", "m", None], dtype="string"),
+            "response": pd.array(["The answer is A.", "The answer is A.", "B"], dtype="string"),
+            "doc_hash": pd.array([None, None, None], dtype="string"),
+            "mixed": ["x", None, "x"],
+            "correct": [1.0, 0.0, 1.0],
+        }
+    )
+    paths = []
+    for name in ("b", "a"):
+        paths.append(tmp_path / f"{name}.parquet")
+        frame.to_parquet(paths[-1])
+    plain = warehouse.read_labelled(paths)
+    shared = warehouse.read_labelled(paths, share_strings=True)
+    pd.testing.assert_frame_equal(shared, plain)
+    assert shared["mixed"].tolist() == plain["mixed"].tolist()
+    # Equal strings of one file are now one object: the memory saving itself.
+    assert shared["response"].iloc[0] is shared["response"].iloc[1]
+    assert plain["response"].iloc[0] is not plain["response"].iloc[1]
