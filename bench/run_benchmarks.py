@@ -138,7 +138,7 @@ def bench_workflow(studies: list[str] | None, cores: int, swap: bool) -> list[tu
             subprocess.run(cmd, capture_output=True, text=True, check=True)
             swapped = time.perf_counter() - start
             rows.append((f"workflow after swapping salitrap run {name} ({label})", swapped))
-            rows.append(("  swap / cold (ratio, not seconds; target <= 0.25)", swapped / cold))
+            rows.append(("  swap / cold (target <= 0.25)", swapped / cold, ""))
         for tsv in sorted((work / "results" / "benchmarks").rglob("*.tsv")):
             lines = tsv.read_text().splitlines()
             if len(lines) > 1:
@@ -172,9 +172,9 @@ def main() -> None:
         rows += bench_irt()
     if "workflow" in args.only:
         rows += bench_workflow(args.studies, args.cores, args.swap)
-    width = max(len(name) for name, _ in rows)
-    for name, seconds in rows:
-        print(f"{name:<{width}}  {seconds:8.2f} s")
+    width = max(len(row[0]) for row in rows)
+    for name, value, *unit in rows:
+        print(f"{name:<{width}}  {value:8.2f}{(unit or [' s'])[0]}")
 
 
 if __name__ == "__main__":
