@@ -256,6 +256,18 @@ def _header_scorer_aliases(header: dict) -> set[str]:
     return {s.get("scorer") for s in scores if isinstance(s, dict) and s.get("scorer")}
 
 
+def _only_scorer(names, *, file: str, field: str) -> str | None:
+    """The log's one scorer (``None`` if it has none); several need a configured choice."""
+    names = list(names)
+    if len(names) > 1:
+        raise InputError(
+            f"several scorers {sorted(names)}: choose one with benchmark.inspect.scorer",
+            file=file,
+            field=field,
+        )
+    return names[0] if names else None
+
+
 def choose_scorer(header: dict, scorer: str | None, *, name: str) -> str | None:
     """The scorer to grade by: ``scorer`` if the log has it, else the log's only one.
 
@@ -265,13 +277,7 @@ def choose_scorer(header: dict, scorer: str | None, *, name: str) -> str | None:
     if not present:
         return scorer
     if scorer is None:
-        if len(present) > 1:
-            raise InputError(
-                f"several scorers {sorted(present)}: choose one with benchmark.inspect.scorer",
-                file=name,
-                field="results.scores",
-            )
-        return present[0]
+        return _only_scorer(present, file=name, field="results.scores")
     if scorer not in present and scorer not in _header_scorer_aliases(header):
         raise InputError(
             f"scorer {scorer!r} (benchmark.inspect.scorer) is not in this log; its scorers: "
@@ -431,15 +437,7 @@ def _read_sample(where, sample, key, model, task, chosen, category_field, accoun
     if not isinstance(scores, dict):
         raise InputError("scores must be an object", file=where, field="scores")
     seen.update(scores)
-    use = chosen
-    if use is None:
-        if len(scores) > 1:
-            raise InputError(
-                f"several scorers {sorted(scores)}: choose one with benchmark.inspect.scorer",
-                file=where,
-                field="scores",
-            )
-        use = next(iter(scores), None)
+    use = chosen if chosen is not None else _only_scorer(scores, file=where, field="scores")
     if use not in scores:
         accounting.exclude("no score for the scorer")
         return None

@@ -166,6 +166,21 @@ def write_power(table: pd.DataFrame, power_csv, curve_csv) -> None:
         frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
 
 
+def power_settings(power_config: dict, *, fdr_q: float) -> dict:
+    """The keyword arguments every study's ``power_table`` takes, from its ``power`` config."""
+    return {
+        "alpha": power_config["alpha"],
+        "power": power_config["target"],
+        "fdr_q": fdr_q,
+        "relevant_pp": power_config["relevant_pp"],
+    }
+
+
+def design_of(row) -> dict:
+    """One power-table row's per-unit sd, n and unit, as :func:`headline_check` takes them."""
+    return {"sd_pp": row["sd_unit_pp"], "n_units": row["n_units"], "unit": row["unit"]}
+
+
 def headline_check(
     study: str,
     item: str,

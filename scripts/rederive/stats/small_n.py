@@ -132,3 +132,10 @@ def rank_eligible(
     ranks = pd.Series(pd.NA, index=frame.index, dtype="Int64")
     ranks[ok] = frame.loc[ok, score].rank(method=method, ascending=ascending).astype(int)
     return ranks
+
+
+def small_n_mask(frame) -> np.ndarray:
+    """The ``small_n`` flag of each row as booleans (a table without it: none flagged)."""
+    if SMALL_N not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()

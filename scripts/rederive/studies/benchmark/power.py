@@ -14,10 +14,16 @@ Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
 import numpy as np
 import pandas as pd
 
-from rederive.report.power import headline_check, power_frame, write_power
+from rederive.report.power import (
+    design_of,
+    headline_check,
+    power_frame,
+    power_settings,
+    write_power,
+)
 from rederive.runner import run
 from rederive.stats.power import paired_influence, unit_sd
-from rederive.stats.small_n import SMALL_N
+from rederive.stats.small_n import small_n_mask
 from rederive.studies.benchmark.common import clusters_for, load_scores
 
 UNIT = {"none": "item", "category": "category cluster", "group": "group cluster"}
@@ -31,13 +37,6 @@ def pair_sds(matrix: pd.DataFrame, clusters, pairs: pd.DataFrame) -> tuple[np.nd
         sds.append(100 * unit_sd(u))
         units.append(u.size)
     return np.array(sds), np.array(units)
-
-
-def _excluded(frame: pd.DataFrame) -> np.ndarray:
-    """The study's small-n flag per comparison (absent in older tables: none)."""
-    if SMALL_N not in frame:
-        return np.zeros(len(frame), dtype=bool)
-    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
 
 
 def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, relevant_pp):
@@ -58,7 +57,7 @@ def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, r
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
-        excluded=_excluded(pairs),
+        excluded=small_n_mask(pairs),
     )
 
 
@@ -76,9 +75,7 @@ def headline_checks(table: pd.DataFrame, *, alpha: float, power: float) -> list:
             "benchmark",
             f"{row['a']} vs {row['b']} (top two)",
             row["diff_pp"],
-            sd_pp=row["sd_unit_pp"],
-            n_units=row["n_units"],
-            unit=row["unit"],
+            **design_of(row),
             alpha=alpha,
             power=power,
             note="Headline: the ranking's first place.",
@@ -95,10 +92,7 @@ def main(snakemake):
         items,
         pairs,
         cluster_by=p.cluster_by,
-        alpha=p.power["alpha"],
-        power=p.power["target"],
-        fdr_q=p.fdr_q,
-        relevant_pp=p.power["relevant_pp"],
+        **power_settings(p.power, fdr_q=p.fdr_q),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 

@@ -17,18 +17,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.report.power import headline_check, power_frame, write_power
+from rederive.report.power import (
+    design_of,
+    headline_check,
+    power_frame,
+    power_settings,
+    write_power,
+)
 from rederive.stats.power import paired_influence, unit_sd
-from rederive.stats.small_n import SMALL_N
+from rederive.stats.small_n import small_n_mask
 from rederive.studies.bias_awareness.metrics import design_matrices
 from rederive.studies.bias_awareness.warehouse import biased_trials
-
-
-def _excluded(frame: pd.DataFrame) -> np.ndarray:
-    """The study's small-n flag per comparison (absent in older tables: none)."""
-    if SMALL_N not in frame:
-        return np.zeros(len(frame), dtype=bool)
-    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
 
 
 def power_table(
@@ -58,7 +57,7 @@ def power_table(
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
-        excluded=_excluded(comparisons),
+        excluded=small_n_mask(comparisons),
     )
 
 
@@ -100,9 +99,7 @@ def headline_checks(table: pd.DataFrame, published_file, *, alpha: float, power:
                 "bias_awareness",
                 f"{a} vs {b} {quantity} (pooled)",
                 va - vb,
-                sd_pp=row["sd_unit_pp"],
-                n_units=row["n_units"],
-                unit=row["unit"],
+                **design_of(row),
                 alpha=alpha,
                 power=power,
                 note=f"MDE {row['mde_pp']:.2f} pp: the smallest difference this sample detects.",
@@ -117,10 +114,7 @@ def main(snakemake):
     table = power_table(
         biased_trials(snakemake.input.db),
         comparisons,
-        alpha=p.power["alpha"],
-        power=p.power["target"],
-        fdr_q=p.fdr_q,
-        relevant_pp=p.power["relevant_pp"],
+        **power_settings(p.power, fdr_q=p.fdr_q),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 

@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from rederive.report.power import headline_check, power_frame, write_power
+from rederive.report.power import (
+    design_of,
+    headline_check,
+    power_frame,
+    power_settings,
+    write_power,
+)
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.power import paired_influence, unit_sd
 from rederive.studies.cot_loadbearing.common import production_rows
@@ -117,9 +123,7 @@ def headline_checks(table: pd.DataFrame, published: pd.DataFrame, *, alpha, powe
                 "cot_loadbearing",
                 f"{model} / {condition}: {A} - {B} Type C share",
                 float(values[A]) - float(values[B]),
-                sd_pp=row["sd_unit_pp"],
-                n_units=row["n_units"],
-                unit=row["unit"],
+                **design_of(row),
                 alpha=alpha,
                 power=power,
                 note="Table 2 prints the two shares; the contrast is the design's headline.",
@@ -135,10 +139,7 @@ def main(snakemake):
     table = power_table(
         rows,
         table2,
-        alpha=p.power["alpha"],
-        power=p.power["target"],
-        fdr_q=p.power["fdr_q"],
-        relevant_pp=p.power["relevant_pp"],
+        **power_settings(p.power, fdr_q=p.power["fdr_q"]),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 

@@ -17,18 +17,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.report.power import headline_check, power_frame, write_power
+from rederive.report.power import (
+    design_of,
+    headline_check,
+    power_frame,
+    power_settings,
+    write_power,
+)
 from rederive.stats.power import paired_influence, unit_sd
-from rederive.stats.small_n import SMALL_N
+from rederive.stats.small_n import small_n_mask
 from rederive.studies.salitrap.common import CONTROL, load
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
-
-
-def _excluded(frame: pd.DataFrame) -> np.ndarray:
-    """The study's small-n flag per comparison (absent in older tables: none)."""
-    if SMALL_N not in frame:
-        return np.zeros(len(frame), dtype=bool)
-    return frame[SMALL_N].fillna(False).astype(bool).to_numpy()
 
 
 def power_table(items, labels, pairs, *, metrics_config, alpha, power, fdr_q, relevant_pp):
@@ -57,7 +56,7 @@ def power_table(items, labels, pairs, *, metrics_config, alpha, power, fdr_q, re
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
-        excluded=_excluded(pairs),
+        excluded=small_n_mask(pairs),
     )
 
 
@@ -87,9 +86,7 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
             "salitrap",
             f"{a} vs {b} (top two, Table 1 overall TAR)",
             tar_a - tar_b,
-            sd_pp=row["sd_unit_pp"],
-            n_units=row["n_units"],
-            unit=row["unit"],
+            **design_of(row),
             alpha=alpha,
             power=power,
             note="The paper prints point estimates only.",
@@ -106,10 +103,7 @@ def main(snakemake):
         labels,
         pairs,
         metrics_config=p.metrics,
-        alpha=p.power["alpha"],
-        power=p.power["target"],
-        fdr_q=p.fdr_q,
-        relevant_pp=p.power["relevant_pp"],
+        **power_settings(p.power, fdr_q=p.fdr_q),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 

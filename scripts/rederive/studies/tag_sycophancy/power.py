@@ -18,9 +18,15 @@ import numpy as np
 import pandas as pd
 
 from rederive.io.warehouse import query
-from rederive.report.power import headline_check, power_frame, write_power
+from rederive.report.power import (
+    design_of,
+    headline_check,
+    power_frame,
+    power_settings,
+    write_power,
+)
 from rederive.stats.power import unit_sd
-from rederive.stats.small_n import SMALL_N
+from rederive.stats.small_n import small_n_mask
 from rederive.studies.tag_sycophancy.effects import item_differences
 
 ARM = "tag"
@@ -49,11 +55,7 @@ def power_table(cells, item_ids, effects, *, alpha, power, fdr_q, relevant_pp):
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
-        excluded=(
-            effects[SMALL_N].fillna(False).astype(bool)
-            if SMALL_N in effects
-            else np.zeros(len(effects), dtype=bool)
-        ),
+        excluded=small_n_mask(effects),
     )
 
 
@@ -82,9 +84,7 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
                 "tag_sycophancy",
                 f"{model} tag effect",
                 float(pub.loc[model, "tag_effect"]),
-                sd_pp=row["sd_unit_pp"],
-                n_units=row["n_units"],
-                unit=row["unit"],
+                **design_of(row),
                 alpha=alpha,
                 power=power,
                 note="Tag arm against ask arm, balanced per item.",
@@ -102,10 +102,7 @@ def main(snakemake):
         cells,
         item_ids.tolist(),
         effects,
-        alpha=p.power["alpha"],
-        power=p.power["target"],
-        fdr_q=p.fdr_q,
-        relevant_pp=p.power["relevant_pp"],
+        **power_settings(p.power, fdr_q=p.fdr_q),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 
