@@ -431,3 +431,31 @@ def test_diverged_run_is_retried_with_a_derived_seed(monkeypatch):
     )
     with pytest.raises(RuntimeError, match="all 1 attempt"):
         fit_1pl(GOOD, epochs=10, lr=LR, seed=5, max_attempts=1)
+
+
+def test_fit_does_not_import_torch_dynamo():
+    """The Optimizer guard's lazy ``torch._dynamo`` import (2.5 s a job) stays skipped.
+
+    In a fresh interpreter, because this session may already have imported it.
+    """
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from rederive.stats.irt import fit_1pl\n"
+        "rng = np.random.default_rng(0)\n"
+        "y = (rng.random((6, 40)) < 0.5).astype(float)\n"
+        "fit_1pl(pd.DataFrame(y), epochs=200, lr=0.1, seed=1)\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(scripts), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "False"
