@@ -52,9 +52,9 @@ def simulated_notes(notes: str, simulated: bool) -> str:
 LABEL_COLUMNS = ["model", "item_id", "seed_id", "dimension", "condition", "label"]
 
 
-def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load(db, condition: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Items (sorted by ``item_id``) and usable label rows (:data:`LABEL_COLUMNS`)
-    from the warehouse.
+    from the warehouse, of one ``condition`` or (``None``) of all.
 
     Label rows repeat a few strings (models, conditions, labels, dimensions)
     millions of times; sharing them keeps every analysis job of a 4 M-row study
@@ -62,8 +62,12 @@ def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     items = query(db, "SELECT * FROM items ORDER BY item_id")
     columns = ", ".join(LABEL_COLUMNS)
+    where = "" if condition is None else "WHERE condition = ?"
     labels = query(
-        db, f"SELECT {columns} FROM labels ORDER BY model, condition, item_id", share_strings=True
+        db,
+        f"SELECT {columns} FROM labels {where} ORDER BY model, condition, item_id",
+        [] if condition is None else [condition],
+        share_strings=True,
     )
     return items, labels
 

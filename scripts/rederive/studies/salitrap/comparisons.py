@@ -231,7 +231,7 @@ def latex(rank_table: pd.DataFrame, q: float, *, simulated: bool, min_n: int = 1
 
 def main(snakemake):
     p = snakemake.params
-    items, labels = load(snakemake.input.db)
+    items, labels = load(snakemake.input.db, CONTROL)
     metrics = metrics_from_config(p.metrics)
     pairs, estimates = pairwise_tar(
         items,

@@ -230,7 +230,7 @@ def density_tables(
 
 def main(snakemake):
     p = snakemake.params
-    items, labels = load(snakemake.input.db)
+    items, labels = load(snakemake.input.db, CONTROL)
     dimensions = present_dimensions(items, list(p.dimensions.values()))
     rates, slopes = density_tables(
         items,

@@ -266,7 +266,7 @@ def summarise(
 
 def main(snakemake):
     p = snakemake.params
-    items, labels = load(snakemake.input.db)
+    items, labels = load(snakemake.input.db, CONTROL)
     dimensions = present_dimensions(items, list(p.dimensions.values()))
     matrix = label_matrix(labels, items, CONTROL)
     responses = binary_responses(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
