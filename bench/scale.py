@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python bench/scale.py                                  # 20x2k ... 200x20k
     .venv/bin/python bench/scale.py --sizes 20x2000 100x10000 --cores 2
     .venv/bin/python bench/scale.py --study salitrap --sizes 50x5000
+    .venv/bin/python bench/scale.py --sizes 200x20000 --stages core      # core stage only
 
 For each size (models x items) the data come from ``rederive.simulate.scale``
 (seeded, Rasch), in a scratch directory. The workflow runs in two stages in the
@@ -140,6 +141,7 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", nargs="+", default=DEFAULT_SIZES, help="MODELSxITEMS")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--keep", type=Path, help="work under this folder and keep it")
+    parser.add_argument("--stages", nargs="+", choices=["core", "rest"], default=["core", "rest"])
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -160,10 +162,13 @@ def main(argv=None) -> None:
                 f"\n## {args.study} {n_models} models x {n_items:,} items = "
                 f"{n_models * n_items:,} rows (generated in {gen:.0f} s)"
             )
-            core = run_stage(work, args.study, work / "raw", args.cores, CORE_TARGETS[args.study])
-            rest = run_stage(work, args.study, work / "raw", args.cores, ["all"])
+            targets = {"core": CORE_TARGETS[args.study], "rest": ["all"]}
+            stages = {
+                name: run_stage(work, args.study, work / "raw", args.cores, targets[name])
+                for name in args.stages
+            }
             print("| stage | wall s | CPU s | peak RSS MiB |\n|---|---:|---:|---:|")
-            for name, stage in (("core", core), ("rest", rest)):
+            for name, stage in stages.items():
                 print(
                     f"| {name} | {stage['wall']:.0f} | {stage['cpu']:.0f} | "
                     f"{stage['peak_mib']:.0f} |"

@@ -54,10 +54,17 @@ LABEL_COLUMNS = ["model", "item_id", "seed_id", "dimension", "condition", "label
 
 def load(db) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Items (sorted by ``item_id``) and usable label rows (:data:`LABEL_COLUMNS`)
-    from the warehouse."""
+    from the warehouse.
+
+    Label rows repeat a few strings (models, conditions, labels, dimensions)
+    millions of times; sharing them keeps every analysis job of a 4 M-row study
+    well under its per-row-object footprint (see ``query(share_strings=True)``).
+    """
     items = query(db, "SELECT * FROM items ORDER BY item_id")
     columns = ", ".join(LABEL_COLUMNS)
-    labels = query(db, f"SELECT {columns} FROM labels ORDER BY model, condition, item_id")
+    labels = query(
+        db, f"SELECT {columns} FROM labels ORDER BY model, condition, item_id", share_strings=True
+    )
     return items, labels
 
 
