@@ -77,27 +77,37 @@ def ingest_batches(runs):
 # grows ~80 MB per MB of labelled parquet for a warehouse build and ~70-100 MB per
 # MB of DuckDB for an analysis (bootstrap weights, model pairs). Bases are 1.5x
 # the bundled peak, slopes round those measured up.
-# An ingest batch job holds one run at a time: it sizes by its largest input
-# file (`largest_input=True`), not by the sum of them.
 def job_mem_mb(base_mb, per_input_mb=0.0, *, largest_input=False):
     def mem_mb(wildcards, input, attempt):
-        size_mb = largest_mb(input) if largest_input else input.size_mb
-        return int(base_mb + per_input_mb * size_mb) * attempt
+        return int(base_mb + per_input_mb * input_mb(input, largest_input)) * attempt
 
     return mem_mb
 
 
-def largest_mb(files):
-    # Inputs still to be made (the item table) count as 0, as in input.size_mb.
-    sizes = [Path(f).stat().st_size for f in files if Path(f).exists()]
-    return max(sizes, default=0) / 1e6
-
-
 def job_runtime(base_min, per_input_mb=0.0):
     def runtime(wildcards, input, attempt):
-        return int(base_min + per_input_mb * input.size_mb) * attempt
+        return int(base_min + per_input_mb * input_mb(input)) * attempt
 
     return runtime
+
+
+def input_mb(files, largest=False):
+    """MB of a job's input files, as Snakemake's `input.size_mb`, except that an
+    ingest batch folder counts the files in it (Snakemake takes a folder's own
+    size, a few KB), and with `largest` only the largest file counts: a batch
+    job holds one run at a time.
+
+    A missing input raises FileNotFoundError, as `input.size_mb` does, so that
+    Snakemake sizes the job once its inputs exist.
+    """
+    sizes = [_file_or_folder_size(Path(f)) for f in files]
+    return (max(sizes, default=0) if largest else sum(sizes)) / 1024 / 1024
+
+
+def _file_or_folder_size(path):
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size
 
 
 def all_targets():
