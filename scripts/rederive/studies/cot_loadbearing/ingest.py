@@ -182,6 +182,7 @@ def main(snakemake) -> None:
     batch = snakemake.output.ingested
     batches.prepare(batch, ("labelled", "accounting"))
     for run_id, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
+        log.info("run %s: %s", run_id, path)
         frame, acc = ingest(path, run_id, snakemake.params.cue_words)
         write_ingested(
             frame,
@@ -189,13 +190,7 @@ def main(snakemake) -> None:
             batches.run_file(batch, "labelled", run_id),
             batches.run_file(batch, "accounting", run_id),
         )
-        log.info(
-            "run %s: %s: %d rows used, %d excluded",
-            run_id,
-            acc.file,
-            acc.rows_used,
-            acc.rows_excluded,
-        )
+        log.info("run %s: %d rows used, %d excluded", run_id, acc.rows_used, acc.rows_excluded)
 
 
 if __name__ == "__main__" and "snakemake" in globals():
