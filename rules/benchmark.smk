@@ -1,6 +1,6 @@
 # Study `benchmark`: any graded evaluation run (lm-evaluation-harness samples,
 # Inspect .eval logs, matrix or long CSV/JSONL). Default input: the REAL ChemBench
-# matrix. Config: config/benchmark.yaml. Flow: ingest each run -> warehouse ->
+# matrix. Config: config/benchmark.yaml. Flow: ingest runs in batches -> warehouse ->
 # accuracy, pairwise/ranking, IRT, failure clustering, data quality -> figures,
 # published check.
 
@@ -8,26 +8,23 @@
 include: "benchmark_helpers.smk"
 
 
-rule ingest_benchmark_run:
+rule ingest_benchmark_batch:
     input:
-        files=benchmark_run_files,
+        files=benchmark_batch_files,
     output:
-        labelled="results/benchmark/labelled/{run}.parquet",
-        accounting="results/benchmark/accounting/{run}.json",
-        reported="results/benchmark/reported/{run}.csv",
+        ingested=directory("results/benchmark/ingested/{batch}"),
     log:
-        "results/logs/benchmark/ingest/{run}.log",
+        "results/logs/benchmark/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/benchmark/ingest/{run}.tsv"
+        "results/benchmarks/benchmark/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(400, 20),
+        mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        format=lambda w: benchmark_sources()[w.run].format,
-        path=lambda w: str(benchmark_sources()[w.run].path),
+        sources=benchmark_batch_sources,
         readers={
             "lm_eval": BENCHMARK["lm_eval"],
             "inspect": BENCHMARK["inspect"],
@@ -39,16 +36,8 @@ rule ingest_benchmark_run:
 
 rule build_benchmark_warehouse:
     input:
-        labelled=lambda w: expand(
-            "results/benchmark/labelled/{run}.parquet", run=benchmark_runs()
-        ),
-        accounting=lambda w: expand(
-            "results/benchmark/accounting/{run}.json", run=benchmark_runs()
-        ),
+        ingested=benchmark_ingested,
         item_metadata=benchmark_items_file,
-        reported=lambda w: expand(
-            "results/benchmark/reported/{run}.csv", run=benchmark_runs()
-        ),
     output:
         db="results/benchmark/benchmark.duckdb",
     log:
@@ -245,9 +234,7 @@ rule cluster_benchmark_failures:
 rule tabulate_benchmark_quality:
     input:
         db="results/benchmark/benchmark.duckdb",
-        accounting=lambda w: expand(
-            "results/benchmark/accounting/{run}.json", run=benchmark_runs()
-        ),
+        ingested=benchmark_ingested,
     output:
         quality=report(
             f"{BENCHMARK_TABLES}/data_quality.csv",

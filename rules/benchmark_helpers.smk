@@ -37,8 +37,27 @@ def benchmark_runs():
     return runs
 
 
-def benchmark_run_files(wildcards):
-    return [str(p) for p in benchmark_sources()[wildcards.run].files()]
+def benchmark_batch_sources(wildcards):
+    """The runs of one ingest batch, each with what its reader needs."""
+    sources = benchmark_sources()
+    return [
+        {
+            "run": run,
+            "format": sources[run].format,
+            "path": str(sources[run].path),
+            "files": [str(p) for p in sources[run].files()],
+        }
+        for run in ingest_batches(sources).get(wildcards.batch, [])
+    ]
+
+
+def benchmark_batch_files(wildcards):
+    return [f for source in benchmark_batch_sources(wildcards) for f in source["files"]]
+
+
+def benchmark_ingested(wildcards):
+    batches = ingest_batches(benchmark_runs())
+    return expand("results/benchmark/ingested/{batch}", batch=batches)
 
 
 def benchmark_items_file(wildcards):

@@ -1,6 +1,6 @@
-# Study `bias_awareness` (seed paper 001): ingest each run file (answer extraction,
-# S_C2W, keyword and judge awareness), build the warehouse, main/comparison/
-# agreement tables, data quality, figures, published check.
+# Study `bias_awareness` (seed paper 001): ingest the run files in batches (answer
+# extraction, S_C2W, keyword and judge awareness), build the warehouse, main/
+# comparison/agreement tables, data quality, figures, published check.
 # Config: config/bias_awareness.yaml.
 
 
@@ -26,24 +26,24 @@ rule ingest_bias_awareness_items:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
 
-rule ingest_bias_awareness_run:
+rule ingest_bias_awareness_batch:
     input:
-        run=raw_dir("bias_awareness") / "runs" / "{run}.jsonl",
+        runs=bias_awareness_batch_files,
         item_table="results/bias_awareness/items.parquet",
     output:
-        labelled="results/bias_awareness/labelled/{run}.parquet",
-        accounting="results/bias_awareness/accounting/{run}.json",
+        ingested=directory("results/bias_awareness/ingested/{batch}"),
     log:
-        "results/logs/bias_awareness/ingest/{run}.log",
+        "results/logs/bias_awareness/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/bias_awareness/ingest/{run}.tsv"
+        "results/benchmarks/bias_awareness/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(400, 20),
+        mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        runs=bias_awareness_batch_runs,
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
         "../scripts/rederive/studies/bias_awareness/ingest.py"
@@ -52,8 +52,7 @@ rule ingest_bias_awareness_run:
 rule build_bias_awareness_warehouse:
     input:
         item_table="results/bias_awareness/items.parquet",
-        labelled=bias_awareness_labelled,
-        accounting=bias_awareness_accounting,
+        ingested=bias_awareness_ingested,
     output:
         db="results/bias_awareness/bias_awareness.duckdb",
     log:

@@ -5,6 +5,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from rederive.config_types import coerce_to_schema
+from rederive.io.batches import group_runs
 
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
@@ -42,6 +43,7 @@ for _study in config["studies"]:
 
 wildcard_constraints:
     run=r"[^/]+",
+    batch=r"b[0-9]{2}",
 
 
 def enabled(study):
@@ -58,6 +60,15 @@ def run_ids(study, pattern="{run}.jsonl"):
     return sorted(r for r in runs if "/" not in r)
 
 
+def ingest_batches(runs):
+    """The study's ingest batches that have runs: batch name -> its run ids.
+
+    A batch's runs depend on the run id alone (rederive.io.batches), so a new,
+    changed or removed run file re-runs only its own batch's ingest job.
+    """
+    return group_runs(runs, config["ingest_batches"])
+
+
 # What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
 # runtime`; runtime in minutes): a base plus a slope per MB of the job's input
 # files, times `attempt` on a retry (--retries). From Snakemake's per-job timings
@@ -66,18 +77,37 @@ def run_ids(study, pattern="{run}.jsonl"):
 # grows ~80 MB per MB of labelled parquet for a warehouse build and ~70-100 MB per
 # MB of DuckDB for an analysis (bootstrap weights, model pairs). Bases are 1.5x
 # the bundled peak, slopes round those measured up.
-def job_mem_mb(base_mb, per_input_mb=0.0):
+def job_mem_mb(base_mb, per_input_mb=0.0, *, largest_input=False):
     def mem_mb(wildcards, input, attempt):
-        return int(base_mb + per_input_mb * input.size_mb) * attempt
+        return int(base_mb + per_input_mb * input_mb(input, largest_input)) * attempt
 
     return mem_mb
 
 
 def job_runtime(base_min, per_input_mb=0.0):
     def runtime(wildcards, input, attempt):
-        return int(base_min + per_input_mb * input.size_mb) * attempt
+        return int(base_min + per_input_mb * input_mb(input)) * attempt
 
     return runtime
+
+
+def input_mb(files, largest=False):
+    """MB of a job's input files, as Snakemake's `input.size_mb`, except that an
+    ingest batch folder counts the files in it (Snakemake takes a folder's own
+    size, a few KB), and with `largest` only the largest file counts: a batch
+    job holds one run at a time.
+
+    A missing input raises FileNotFoundError, as `input.size_mb` does, so that
+    Snakemake sizes the job once its inputs exist.
+    """
+    sizes = [_file_or_folder_size(Path(f)) for f in files]
+    return (max(sizes, default=0) if largest else sum(sizes)) / 1024 / 1024
+
+
+def _file_or_folder_size(path):
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size
 
 
 def all_targets():
@@ -96,9 +126,10 @@ def intermediate_targets(study):
     `<study>.duckdb`, or one a killed forced rebuild left as a `.tmp`) while the
     outputs downstream of it exist; asking for it in `rule all` makes a plain
     `snakemake` rebuild it, and the mtime trigger then re-derives what depends
-    on it. Per-run outputs (wildcard `run`) are expanded over `<study>_runs()`.
+    on it. Per-batch outputs (wildcard `batch`) are expanded over the batches
+    that have runs.
     """
-    runs = globals()[f"{study}_runs"]()
+    batches = ingest_batches(globals()[f"{study}_runs"]())
     files = []
     for rule_ in workflow.rules:
         if next((s for s in STUDIES if s in rule_.name), None) != study:
@@ -107,9 +138,9 @@ def intermediate_targets(study):
         for out in rule_.output:
             if not names:
                 files.append(str(out))
-            elif names == {"run"}:
+            elif names == {"batch"}:
                 # apply_wildcards, not expand: the pattern carries the constraint.
-                files += [str(out.apply_wildcards({"run": run})) for run in runs]
+                files += [str(out.apply_wildcards({"batch": b})) for b in batches]
     return sorted(set(files))
 
 

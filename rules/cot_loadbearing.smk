@@ -1,28 +1,28 @@
-# Study `cot_loadbearing` (seed paper 003): ingest each run file (validate, rule
-# label), build the warehouse, Tables 1/2/5, gradients, labelling agreement, judge
+# Study `cot_loadbearing` (seed paper 003): ingest the run files in batches
+# (validate, rule label), build the warehouse, Tables 1/2/5, gradients, labelling agreement, judge
 # sensitivity, figures, published check. Config: config/cot_loadbearing.yaml.
 
 
 include: "cot_loadbearing_helpers.smk"
 
 
-rule ingest_cot_loadbearing_run:
+rule ingest_cot_loadbearing_batch:
     input:
-        run=raw_dir("cot_loadbearing") / "runs" / "{run}.jsonl",
+        runs=cot_loadbearing_batch_files,
     output:
-        labelled="results/cot_loadbearing/labelled/{run}.parquet",
-        accounting="results/cot_loadbearing/accounting/{run}.json",
+        ingested=directory("results/cot_loadbearing/ingested/{batch}"),
     log:
-        "results/logs/cot_loadbearing/ingest/{run}.log",
+        "results/logs/cot_loadbearing/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/ingest/{run}.tsv"
+        "results/benchmarks/cot_loadbearing/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(400, 20),
+        mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        runs=cot_loadbearing_batch_runs,
         cue_words=COT["cue_words"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/ingest.py"
@@ -30,14 +30,8 @@ rule ingest_cot_loadbearing_run:
 
 rule build_cot_loadbearing_warehouse:
     input:
-        labelled=lambda w: expand(
-            "results/cot_loadbearing/labelled/{run}.parquet",
-            run=cot_loadbearing_runs(),
-        ),
+        ingested=cot_loadbearing_ingested,
         baselines=raw_dir("cot_loadbearing") / "baselines.csv",
-        accounting=lambda w: expand(
-            "results/cot_loadbearing/accounting/{run}.json", run=cot_loadbearing_runs()
-        ),
     output:
         db="results/cot_loadbearing/cot_loadbearing.duckdb",
     log:
@@ -56,9 +50,7 @@ rule build_cot_loadbearing_warehouse:
 
 rule tabulate_cot_loadbearing_quality:
     input:
-        accounting=lambda w: expand(
-            "results/cot_loadbearing/accounting/{run}.json", run=cot_loadbearing_runs()
-        ),
+        ingested=cot_loadbearing_ingested,
     output:
         quality=report(
             "results/cot_loadbearing/tables/data_quality.csv",

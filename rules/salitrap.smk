@@ -1,5 +1,5 @@
-# Study `salitrap` (seed paper 000): ingest each run file, build the warehouse,
-# Tables 1-3, data quality, published check. Config: config/salitrap.yaml.
+# Study `salitrap` (seed paper 000): ingest the run files in batches, build the
+# warehouse, Tables 1-3, data quality, published check. Config: config/salitrap.yaml.
 
 
 include: "salitrap_helpers.smk"
@@ -26,24 +26,24 @@ rule ingest_salitrap_items:
         "../scripts/rederive/studies/salitrap/items.py"
 
 
-rule ingest_salitrap_run:
+rule ingest_salitrap_batch:
     input:
-        run=raw_dir("salitrap") / "runs" / "{run}.jsonl",
+        runs=salitrap_batch_files,
         item_table="results/salitrap/items.parquet",
     output:
-        labelled="results/salitrap/labelled/{run}.parquet",
-        accounting="results/salitrap/accounting/{run}.json",
+        ingested=directory("results/salitrap/ingested/{batch}"),
     log:
-        "results/logs/salitrap/ingest/{run}.log",
+        "results/logs/salitrap/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/salitrap/ingest/{run}.tsv"
+        "results/benchmarks/salitrap/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(400, 20),
+        mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        runs=salitrap_batch_runs,
         valid_labels=SALITRAP["labels"]["valid"],
         invalid_labels=SALITRAP["labels"]["invalid"],
         conditions=SALITRAP["conditions"],
@@ -55,12 +55,7 @@ rule ingest_salitrap_run:
 rule build_salitrap_warehouse:
     input:
         item_table="results/salitrap/items.parquet",
-        labelled=lambda w: expand(
-            "results/salitrap/labelled/{run}.parquet", run=salitrap_runs()
-        ),
-        accounting=lambda w: expand(
-            "results/salitrap/accounting/{run}.json", run=salitrap_runs()
-        ),
+        ingested=salitrap_ingested,
         models=salitrap_models_csv,
     output:
         db="results/salitrap/salitrap.duckdb",

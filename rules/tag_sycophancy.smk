@@ -1,29 +1,29 @@
 # Study `tag_sycophancy` (seed paper 002): appended tag questions across models.
-# ingest each run file -> warehouse -> effects (bootstrap, BH, floor guard) ->
+# ingest the run files in batches -> warehouse -> effects (bootstrap, BH, floor guard) ->
 # panel analyses, audit tables, figures, published check. Config: config/tag_sycophancy.yaml.
 
 
 include: "tag_sycophancy_helpers.smk"
 
 
-rule ingest_tag_sycophancy_run:
+rule ingest_tag_sycophancy_batch:
     input:
-        run=raw_dir("tag_sycophancy") / "runs" / "{run}.jsonl",
+        runs=tag_sycophancy_batch_files,
         item_file=raw_dir("tag_sycophancy") / "items.jsonl",
     output:
-        labelled="results/tag_sycophancy/labelled/{run}.parquet",
-        accounting="results/tag_sycophancy/accounting/{run}.json",
+        ingested=directory("results/tag_sycophancy/ingested/{batch}"),
     log:
-        "results/logs/tag_sycophancy/ingest/{run}.log",
+        "results/logs/tag_sycophancy/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/ingest/{run}.tsv"
+        "results/benchmarks/tag_sycophancy/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
     resources:
-        mem_mb=job_mem_mb(400, 20),
+        mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        runs=tag_sycophancy_batch_runs,
         arms=TAGSYC["arms"],
         endorse=TAGSYC["labelling"]["endorse"],
         reject=TAGSYC["labelling"]["reject"],
@@ -34,12 +34,7 @@ rule ingest_tag_sycophancy_run:
 rule build_tag_sycophancy_warehouse:
     input:
         item_file=raw_dir("tag_sycophancy") / "items.jsonl",
-        labelled=lambda w: expand(
-            "results/tag_sycophancy/labelled/{run}.parquet", run=tag_sycophancy_runs()
-        ),
-        accounting=lambda w: expand(
-            "results/tag_sycophancy/accounting/{run}.json", run=tag_sycophancy_runs()
-        ),
+        ingested=tag_sycophancy_ingested,
         models=tag_sycophancy_models_csv,
     output:
         db="results/tag_sycophancy/tag_sycophancy.duckdb",

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from workflow_utils import REPO, run_workflow
 
+from rederive.io.batches import batch_of
 from rederive.simulate.bias_awareness import generate
 
 pytestmark = pytest.mark.slow
@@ -130,7 +131,7 @@ def test_bad_input_is_a_message_not_a_traceback(tmp_path):
             )
             + "\n"
         )
-    target = "results/bias_awareness/labelled/Claude-Sonnet-4.parquet"
+    target = f"results/bias_awareness/ingested/{batch_of('Claude-Sonnet-4', 8)}"
     proc = run_workflow(tmp_path, overrides(raw), targets=[target], check=False)
     assert proc.returncode != 0
     text = proc.stdout + proc.stderr

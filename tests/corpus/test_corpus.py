@@ -10,6 +10,7 @@ from corpus.make_corpus import BAD_LINE, FATAL, make_corpus, summary, walk
 from workflow_utils import run_workflow
 
 from rederive.errors import InputError
+from rederive.io.batches import batch_of
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +158,7 @@ def test_workflow_reports_a_bad_byte_without_traceback(tmp_path):
     proc = run_workflow(
         tmp_path,
         {"studies": ["benchmark"], "benchmark": {"raw_dir": str(tmp_path / "raw")}},
-        targets=["results/benchmark/labelled/matrix-scores.parquet"],
+        targets=[f"results/benchmark/ingested/{batch_of('matrix-scores', 8)}"],
         check=False,
         cores=1,
     )

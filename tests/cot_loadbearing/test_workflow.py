@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from workflow_utils import run_workflow
 
+from rederive.io.batches import batch_of
 from rederive.simulate.cot_loadbearing import generate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +51,8 @@ def test_outputs_and_accounting(small_run):
     res = work / "results" / "cot_loadbearing"
     quality = pd.read_csv(res / "tables" / "data_quality.csv")
     for run in ("gemma-2-9b-it", "llama-3.1-8b-instruct"):
-        acc = json.loads((res / "accounting" / f"{run}.json").read_text())
+        batch = res / "ingested" / batch_of(run, 8)
+        acc = json.loads((batch / "accounting" / f"{run}.json").read_text())
         lines = sum(1 for line in open(raw / "runs" / f"{run}.jsonl") if line.strip())
         assert acc["rows_read"] == lines
         assert acc["rows_used"] + acc["rows_excluded"] == lines
@@ -144,6 +146,5 @@ def test_broken_input_is_a_short_message(tmp_path):
     assert proc.returncode != 0
     message = proc.stderr
     assert "m.jsonl:2" in message and "field 'position'" in message
-    assert (
-        "Traceback" not in Path(tmp_path / "results/logs/cot_loadbearing/ingest/m.log").read_text()
-    )
+    log = tmp_path / f"results/logs/cot_loadbearing/ingest/{batch_of('m', 8)}.log"
+    assert "run m: " in log.read_text() and "Traceback" not in log.read_text()

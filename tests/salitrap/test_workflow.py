@@ -16,6 +16,8 @@ import pytest
 import tiny
 from workflow_utils import REPO, run_workflow
 
+from rederive.io.batches import batch_of
+
 pytestmark = pytest.mark.slow
 
 TABLES = [
@@ -82,15 +84,32 @@ def make_project(root):
     return raw
 
 
+# Two ingest batches: Model-A, -B and -C share b01, the experiment runs are in
+# b00, so the tests see a batch re-run for one of its runs and one left alone.
+BATCHES = 2
+
+
 def overrides(**salitrap):
     return {
         "studies": ["salitrap"],
+        "ingest_batches": BATCHES,
         "salitrap": {
             "bootstrap": {"n_boot": 200},
             "irt": {"epochs": 50, "n_boot": 20},
             **salitrap,
         },
     }
+
+
+def planned_batches(root) -> list[str]:
+    """The ``batch`` wildcard of every ingest job a dry run would start."""
+    proc = run_workflow(root, overrides(), extra_args=["-n"])
+    out = proc.stdout + proc.stderr
+    return sorted(
+        line.split("batch=")[1].strip()
+        for line in out.splitlines()
+        if line.strip().startswith("wildcards:") and "batch=" in line
+    )
 
 
 def quiet_plan(root) -> dict[str, int]:
@@ -196,9 +215,46 @@ def test_new_run_file_ingests_only_that_file(built, tmp_path):
         root / "raw/salitrap/runs/Model-B.jsonl", root / "raw/salitrap/runs/Model-B-rerun.jsonl"
     )
     plan = quiet_plan(root)
-    assert plan.get("ingest_salitrap_run") == 1, plan
+    assert plan.get("ingest_salitrap_batch") == 1, plan
     assert plan.get("build_salitrap_warehouse") == 1, plan
     assert "ingest_salitrap_items" not in plan, plan
+    assert planned_batches(root) == [batch_of("Model-B-rerun", BATCHES)]
+
+
+def test_changed_run_file_reingests_only_its_batch(built, tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(built, root, symlinks=True)
+    run_file = root / "raw/salitrap/runs/Model-A__interventions.jsonl"
+    run_file.write_text(run_file.read_text() + "\n")  # new bytes; a dry run reads none
+    assert batch_of("Model-A__interventions", BATCHES) != batch_of("Model-A", BATCHES)
+    assert planned_batches(root) == [batch_of("Model-A__interventions", BATCHES)]
+    assert quiet_plan(root).get("ingest_salitrap_batch") == 1
+
+
+def test_removed_run_file_leaves_the_warehouse(built, tmp_path):
+    import duckdb
+
+    root = tmp_path / "copy"
+    shutil.copytree(built, root, symlinks=True)
+    # Model-C shares its batch with Model-A and -B: the re-run batch folder must
+    # not keep Model-C's old files.
+    assert batch_of("Model-C", BATCHES) == batch_of("Model-A", BATCHES)
+    (root / "raw/salitrap/runs/Model-C.jsonl").unlink()
+    assert planned_batches(root) == [batch_of("Model-C", BATCHES)]
+    run_workflow(root, overrides(), targets=["results/salitrap/salitrap.duckdb"])
+    batch_dir = root / "results/salitrap/ingested" / batch_of("Model-C", BATCHES)
+    assert sorted(p.name for p in (batch_dir / "labelled").iterdir()) == [
+        "Model-A.parquet",
+        "Model-B.parquet",
+    ]
+    con = duckdb.connect(str(root / "results/salitrap/salitrap.duckdb"), read_only=True)
+    try:
+        runs = {r for (r,) in con.execute("SELECT DISTINCT run FROM labels").fetchall()}
+        models = {m for (m,) in con.execute("SELECT DISTINCT model FROM labels").fetchall()}
+    finally:
+        con.close()
+    assert "Model-C" not in runs and "Model-C" not in models
+    assert {"Model-A", "Model-B"} <= models
 
 
 def test_identical_tables_on_rerun_from_scratch(built, tmp_path):
@@ -217,9 +273,8 @@ def test_bad_input_gives_a_clear_message_not_a_traceback(tmp_path):
     lines[4] = json.dumps({**json.loads(lines[4]), "judge_label": "Hardfail"})
     run_file.write_text("\n".join(lines) + "\n")
     # Target the one job that reads the bad file: it fails before anything else runs.
-    proc = run_workflow(
-        tmp_path, overrides(), targets=["results/salitrap/labelled/Model-A.parquet"], check=False
-    )
+    target = f"results/salitrap/ingested/{batch_of('Model-A', BATCHES)}"
+    proc = run_workflow(tmp_path, overrides(), targets=[target], check=False)
     assert proc.returncode != 0
     err = proc.stderr
     assert "rederive: input error" in err

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from workflow_utils import REPO, run_workflow
 
+from rederive.io.batches import batch_of
 from rederive.simulate.tag_sycophancy import generate
 from rederive.stats.multitest import bh_adjust
 
@@ -103,17 +104,17 @@ def test_rerun_is_byte_identical(built):
 
 def test_new_run_file_rederives_bh_for_all_models(built):
     before = pd.read_csv(built / f"{TABLES}/tag_effects.csv").set_index("model")
-    labelled = built / "results/tag_sycophancy/labelled"
-    stamps = {p.name: p.stat().st_mtime_ns for p in labelled.glob("*.parquet")}
+    ingested = built / "results/tag_sycophancy/ingested"
+    stamps = {p: p.stat().st_mtime_ns for p in ingested.glob("*/labelled/*.parquet")}
+    new_batch = batch_of("Llama-3.3-70B", 8)
     extra = built / "extra"
     generate(extra, PUBLISHED, models=["Llama-3.3-70B"], n_items=8, n_samples=2)
     shutil.copy(extra / "runs" / "Llama-3.3-70B.jsonl", built / "raw" / "runs")
     run_workflow(built, overrides(built / "raw"), targets=[f"{TABLES}/tag_effects.csv"])
-    # only the new run file is ingested
-    assert {
-        p.name: p.stat().st_mtime_ns for p in labelled.glob("*.parquet") if p.name in stamps
-    } == stamps
-    assert (labelled / "Llama-3.3-70B.parquet").exists()
+    # only the new run file's batch is ingested again
+    untouched = {p: s for p, s in stamps.items() if p.parts[-3] != new_batch}
+    assert {p: p.stat().st_mtime_ns for p in untouched} == untouched
+    assert (ingested / new_batch / "labelled" / "Llama-3.3-70B.parquet").exists()
     after = pd.read_csv(built / f"{TABLES}/tag_effects.csv").set_index("model")
     assert len(after) == len(MODELS) + 1
     # per-model bootstrap does not depend on the panel; the BH family does

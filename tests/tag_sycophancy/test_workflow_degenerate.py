@@ -7,11 +7,13 @@ Two workflow runs in all (build, then rebuild).
 """
 
 import json
+import shutil
 
 import pandas as pd
 import pytest
 from workflow_utils import REPO, run_workflow
 
+from rederive.io.batches import batch_of
 from rederive.simulate.tag_sycophancy import generate
 
 pytestmark = pytest.mark.slow
@@ -71,8 +73,10 @@ def test_lost_intermediates_are_rebuilt_by_a_plain_run(built):
     db.unlink()
     # What a killed forced rebuild leaves behind.
     (db.parent / "tag_sycophancy.duckdb.tmp").write_bytes(b"partial")
-    labelled = built / STUDY / "labelled" / f"{MODELS[0]}.parquet"
-    labelled.unlink()
+    # A lost ingest batch folder (Snakemake tracks the folder, not the files in it).
+    batch = built / STUDY / "ingested" / batch_of(MODELS[0], 8)
+    labelled = batch / "labelled" / f"{MODELS[0]}.parquet"
+    shutil.rmtree(batch)
     proc = run_workflow(built, overrides(built / "raw"))
     assert db.exists() and labelled.exists()
     assert not (db.parent / "tag_sycophancy.duckdb.tmp").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError
+from rederive.io.batches import in_run_order
 
 EXAMPLE_LINES = 10
 RUN_FIELDS = ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
@@ -93,13 +94,14 @@ def load_accounting(paths) -> pd.DataFrame:
 
 
 def load_runs(paths) -> pd.DataFrame:
-    """One row per run file from its accounting JSON: :data:`RUN_FIELDS`, in sorted path order."""
+    """One row per run file from its accounting JSON: :data:`RUN_FIELDS`, in run order."""
     rows = [{k: record[k] for k in RUN_FIELDS} for record in _records(paths)]
     return pd.DataFrame(rows, columns=list(RUN_FIELDS))
 
 
 def _records(paths) -> list[dict]:
-    records = [json.loads(Path(p).read_text()) for p in sorted(map(str, paths))]
+    # Run order (file name), not path order: the files sit in several batch folders.
+    records = [json.loads(Path(p).read_text()) for p in in_run_order(paths)]
     refuse_identical_files(records)
     return records
 
@@ -149,7 +151,7 @@ def ensure_accounting(accounting: Accounting | None, *, file: str) -> Accounting
 def write_ingested(
     labelled: pd.DataFrame, accounting: Accounting, labelled_path, accounting_path
 ) -> None:
-    """Outputs of an ``ingest_<study>_run`` job: the labelled parquet and its accounting JSON."""
+    """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON."""
     labelled.to_parquet(labelled_path, index=False)
     accounting.write(accounting_path)
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError
+from rederive.io.batches import in_run_order
 
 
 def build(db_path: str | Path, tables: dict[str, pd.DataFrame]) -> None:
@@ -134,7 +135,10 @@ def share_repeated_strings(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def read_labelled(paths, *, share_strings: bool = False) -> pd.DataFrame:
-    """The per-run ``labelled/<run>.parquet`` files stacked in sorted path order.
+    """The per-run ``labelled/<run>.parquet`` files stacked in run order.
+
+    Run order is file-name order (:func:`rederive.io.batches.in_run_order`),
+    whichever ingest batch folder a file is in.
 
     An empty frame (no columns) when ``paths`` is empty; callers that need at
     least one run say so themselves. ``share_strings`` applies
@@ -142,7 +146,7 @@ def read_labelled(paths, *, share_strings: bool = False) -> pd.DataFrame:
     a fraction of the memory at millions of rows).
     """
     frames = []
-    for path in sorted(map(str, paths)):
+    for path in in_run_order(paths):
         frame = pd.read_parquet(path)
         frames.append(share_repeated_strings(frame) if share_strings else frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

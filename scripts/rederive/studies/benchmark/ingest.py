@@ -1,5 +1,6 @@
-"""Rule ``ingest_benchmark_run``: read one run in its native format, validate it,
-and write the long labelled table plus its accounting.
+"""Rule ``ingest_benchmark_batch``: read each run of one batch
+(``rederive.io.batches``) in its native format, validate it, and write the long
+labelled table, its accounting and the harness's reported scores.
 
 Every reader returns the same long frame (model, task, item_id, category, correct
 in [0, 1], epoch, source_file, line, doc_hash, response); this step only chooses
@@ -7,12 +8,13 @@ the reader and records provenance.
 """
 
 import hashlib
+import logging
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import relpath
-from rederive.io import inspect_log, lm_eval
+from rederive.io import batches, inspect_log, lm_eval
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.inspect_log import read_eval_log
@@ -20,6 +22,8 @@ from rederive.io.lm_eval import read_lm_eval_model_dir
 from rederive.io.tabular import read_long, read_matrix_csv
 from rederive.io.zipread import ZipLimits
 from rederive.runner import run
+
+log = logging.getLogger(__name__)
 
 
 def content_hash(files: list[Path]) -> str:
@@ -91,20 +95,32 @@ def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
     return frame, accounting
 
 
+def ingest_source(source: dict, readers: dict, batch: str) -> None:
+    """Ingest one run (``source``: run, format, path, files) into the batch folder."""
+    run_id, fmt, path = source["run"], source["format"], Path(source["path"])
+    log.info("run %s: %s (%s)", run_id, path, fmt)
+    frame, accounting = ingest(run_id, fmt, path, [Path(p) for p in source["files"]], readers)
+    write_ingested(
+        frame,
+        accounting,
+        batches.run_file(batch, "labelled", run_id),
+        batches.run_file(batch, "accounting", run_id),
+    )
+    scores = reported(fmt, path, params=readers)
+    scores.insert(0, "run", run_id)
+    scores.to_csv(
+        batches.run_file(batch, "reported", run_id),
+        index=False,
+        float_format="%.12g",
+        lineterminator="\n",
+    )
+
+
 def main(snakemake):
-    frame, accounting = ingest(
-        snakemake.wildcards.run,
-        snakemake.params.format,
-        Path(snakemake.params.path),
-        [Path(p) for p in snakemake.input.files],
-        dict(snakemake.params.readers),
-    )
-    write_ingested(frame, accounting, snakemake.output.labelled, snakemake.output.accounting)
-    scores = reported(
-        snakemake.params.format, Path(snakemake.params.path), params=dict(snakemake.params.readers)
-    )
-    scores.insert(0, "run", snakemake.wildcards.run)
-    scores.to_csv(snakemake.output.reported, index=False, float_format="%.12g", lineterminator="\n")
+    batch = snakemake.output.ingested
+    batches.prepare(batch, ("labelled", "accounting", "reported"))
+    for source in snakemake.params.sources:
+        ingest_source(dict(source), dict(snakemake.params.readers), batch)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

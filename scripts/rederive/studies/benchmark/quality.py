@@ -5,6 +5,7 @@ intersection``), and the per-model item overlap."""
 import pandas as pd
 
 from rederive.io.accounting import load_accounting
+from rederive.io.batches import per_run_files
 from rederive.io.warehouse import query
 from rederive.runner import run
 from rederive.studies.benchmark.common import write_csv
@@ -60,7 +61,8 @@ def main(snakemake):
     overlap = query(snakemake.input.db, "SELECT * FROM overlap ORDER BY model")
     models = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
     dropped = query(snakemake.input.db, "SELECT * FROM dropped ORDER BY run, model")
-    write_csv(data_quality(snakemake.input.accounting, dropped), snakemake.output.quality)
+    accounting = per_run_files(snakemake.input.ingested, "accounting")
+    write_csv(data_quality(accounting, dropped), snakemake.output.quality)
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
 
 

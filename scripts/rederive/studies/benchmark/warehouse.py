@@ -22,6 +22,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
 from rederive.io.accounting import load_runs
+from rederive.io.batches import per_run_files
 from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
@@ -326,12 +327,14 @@ def build_tables(
 
 
 def main(snakemake):
-    responses = warehouse.read_labelled(snakemake.input.labelled, share_strings=True)
+    ingested = snakemake.input.ingested
+    responses = warehouse.read_labelled(per_run_files(ingested, "labelled"), share_strings=True)
     items_path = Path(snakemake.params.items_file) if snakemake.params.items_file else None
     tables = build_tables(responses, read_item_metadata(items_path), snakemake.params.item_sets)
-    tables["accounting"] = load_runs(snakemake.input.accounting)
+    tables["accounting"] = load_runs(per_run_files(ingested, "accounting"))
     reported = [
-        pd.read_csv(p, dtype={"model": str, "task": str}) for p in sorted(snakemake.input.reported)
+        pd.read_csv(p, dtype={"model": str, "task": str})
+        for p in per_run_files(ingested, "reported")
     ]
     tables["reported"] = pd.concat(reported, ignore_index=True) if reported else pd.DataFrame()
     warehouse.build(snakemake.output.db, tables)

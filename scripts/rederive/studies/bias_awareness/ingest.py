@@ -1,4 +1,7 @@
-"""Ingest one bias-awareness run file: validate, extract answers, label trials.
+"""Ingest bias-awareness run files: validate, extract answers, label trials.
+
+Rule ``ingest_bias_awareness_batch`` runs this on one batch of runs
+(``rederive.io.batches``); each run is read and written on its own.
 
 A run file holds one model's responses to every question without bias
 (``bias: "none"``, giving a_u(q)) and under each bias (a_b(q)). Pairing happens
@@ -25,12 +28,14 @@ no final number in the response                  *kept*, labelled ``unparseable`
 ===============================================  ======================================
 """
 
+import logging
 import math
 
 import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError, relpath
+from rederive.io import batches
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
@@ -38,6 +43,8 @@ from rederive.studies.bias_awareness import BIASES, CONDITIONS, STUDY, UNBIASED
 from rederive.studies.bias_awareness.awareness import keyword_signals, rules_from_config
 from rederive.studies.bias_awareness.extract import extract_answer, is_correct, parse_given_answer
 from rederive.studies.bias_awareness.metrics import susceptible_c2w
+
+log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["model", "question_id", "bias", "response"]
 
@@ -262,13 +269,19 @@ def label_run(
 
 def main(snakemake):
     items = pd.read_parquet(snakemake.input.item_table)
-    labelled, acct = label_run(
-        snakemake.input.run,
-        items,
-        run=snakemake.wildcards.run,
-        keyword_config=snakemake.params.keyword_awareness,
-    )
-    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
+    batch = snakemake.output.ingested
+    batches.prepare(batch, ("labelled", "accounting"))
+    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
+        log.info("run %s: %s", run, path)
+        labelled, acct = label_run(
+            path, items, run=run, keyword_config=snakemake.params.keyword_awareness
+        )
+        write_ingested(
+            labelled,
+            acct,
+            batches.run_file(batch, "labelled", run),
+            batches.run_file(batch, "accounting", run),
+        )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

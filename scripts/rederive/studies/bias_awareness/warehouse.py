@@ -10,6 +10,7 @@ import pandas as pd
 
 from rederive.io import warehouse
 from rederive.io.accounting import load_accounting, load_runs
+from rederive.io.batches import per_run_files
 from rederive.studies.bias_awareness import CONDITIONS
 
 
@@ -61,7 +62,9 @@ def biased_trials(db_path) -> pd.DataFrame:
 
 def main(snakemake):
     tables = build_tables(
-        snakemake.input.item_table, snakemake.input.labelled, snakemake.input.accounting
+        snakemake.input.item_table,
+        per_run_files(snakemake.input.ingested, "labelled"),
+        per_run_files(snakemake.input.ingested, "accounting"),
     )
     warehouse.build(snakemake.output.db, tables)
 

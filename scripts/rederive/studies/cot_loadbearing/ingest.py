@@ -1,4 +1,7 @@
-"""Ingest one run file: validate every row, add the rule label, count exclusions.
+"""Ingest run files: validate every row, add the rule label, count exclusions.
+
+Rule ``ingest_cot_loadbearing_batch`` runs this on one batch of runs
+(``rederive.io.batches``); each run is read and written on its own.
 
 One JSONL line is one forced continuation (schema: ``studies/cot_loadbearing.md``).
 Malformed rows (missing field, value outside its vocabulary, inconsistent steps)
@@ -18,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
+from rederive.io import batches
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
@@ -175,9 +179,18 @@ def ingest(path: str | Path, run_id: str, cues) -> tuple[pd.DataFrame, Accountin
 
 
 def main(snakemake) -> None:
-    frame, acc = ingest(snakemake.input.run, snakemake.wildcards.run, snakemake.params.cue_words)
-    write_ingested(frame, acc, snakemake.output.labelled, snakemake.output.accounting)
-    log.info("%s: %d rows used, %d excluded", acc.file, acc.rows_used, acc.rows_excluded)
+    batch = snakemake.output.ingested
+    batches.prepare(batch, ("labelled", "accounting"))
+    for run_id, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
+        log.info("run %s: %s", run_id, path)
+        frame, acc = ingest(path, run_id, snakemake.params.cue_words)
+        write_ingested(
+            frame,
+            acc,
+            batches.run_file(batch, "labelled", run_id),
+            batches.run_file(batch, "accounting", run_id),
+        )
+        log.info("run %s: %d rows used, %d excluded", run_id, acc.rows_used, acc.rows_excluded)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

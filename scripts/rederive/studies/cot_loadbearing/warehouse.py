@@ -13,6 +13,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
 from rederive.io.accounting import load_runs
+from rederive.io.batches import per_run_files
 from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
@@ -45,8 +46,9 @@ def read_baselines(path) -> pd.DataFrame:
 
 
 def main(snakemake) -> None:
-    load_runs(snakemake.input.accounting)  # refuses two files with identical content
-    labelled = warehouse.read_labelled(snakemake.input.labelled)
+    load_runs(per_run_files(snakemake.input.ingested, "accounting"))  # refuses identical files
+    labelled_paths = per_run_files(snakemake.input.ingested, "labelled")
+    labelled = warehouse.read_labelled(labelled_paths)
     # The layout is runs/<model>.jsonl: a model in two files is a copy or a mix-up.
     warehouse.check_one_run_per_model(
         labelled, advice="keep one run file per model (runs/<model>.jsonl)", field="model"
@@ -60,7 +62,7 @@ def main(snakemake) -> None:
     log.info(
         "warehouse: %d continuations from %d runs",
         len(continuations),
-        len(snakemake.input.labelled),
+        len(labelled_paths),
     )
 
 

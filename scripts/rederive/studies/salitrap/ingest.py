@@ -1,4 +1,7 @@
-"""Ingest one SaliTrap run file (authors' eval JSONL), validate and label it.
+"""Ingest SaliTrap run files (authors' eval JSONL), validate and label each.
+
+Rule ``ingest_salitrap_batch`` runs this on one batch of runs
+(``rederive.io.batches``); each run is read and written on its own.
 
 Decisions per kind of bad input (documented in README, tested in
 ``tests/salitrap/test_ingest.py``):
@@ -20,13 +23,18 @@ duplicate with a different label               error naming both lines
 =============================================  ===========================================
 """
 
+import logging
+
 import pandas as pd
 
 from rederive.errors import InputError, relpath
+from rederive.io import batches
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.salitrap.items import dimension_of
+
+log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["item_id", "model_id", "seed_id", "dimension_tag", "judge_label", "skipped", "error"]
 
@@ -191,16 +199,25 @@ def label_run(
 
 def main(snakemake):
     items = pd.read_parquet(snakemake.input.item_table)
-    labelled, acct = label_run(
-        snakemake.input.run,
-        items,
-        run=snakemake.wildcards.run,
-        valid_labels=snakemake.params.valid_labels,
-        invalid_labels=snakemake.params.invalid_labels,
-        conditions=snakemake.params.conditions,
-        dimensions=snakemake.params.dimensions,
-    )
-    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
+    batch = snakemake.output.ingested
+    batches.prepare(batch, ("labelled", "accounting"))
+    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
+        log.info("run %s: %s", run, path)
+        labelled, acct = label_run(
+            path,
+            items,
+            run=run,
+            valid_labels=snakemake.params.valid_labels,
+            invalid_labels=snakemake.params.invalid_labels,
+            conditions=snakemake.params.conditions,
+            dimensions=snakemake.params.dimensions,
+        )
+        write_ingested(
+            labelled,
+            acct,
+            batches.run_file(batch, "labelled", run),
+            batches.run_file(batch, "accounting", run),
+        )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -19,6 +19,7 @@ import pandas as pd
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
 from rederive.io.accounting import load_accounting, load_runs, require_usable_rows
+from rederive.io.batches import in_run_order, per_run_files
 from rederive.io.source import read_csv_frame
 
 MODEL_COLUMNS = ["model", "family", "vendor", "display_order"]
@@ -87,7 +88,7 @@ def build_tables(
     accounting = load_accounting(accounting_paths)
     require_usable_rows(accounting, what="labelled row")
     items = pd.read_parquet(items_path)
-    frames = [pd.read_parquet(p) for p in sorted(map(str, labelled_paths))]
+    frames = [pd.read_parquet(p) for p in in_run_order(labelled_paths)]
     labels = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     labels, notes = resolve_model_names(labels)
     labels = labels.sort_values(["model", "condition", "item_id"], kind="stable").reset_index(
@@ -112,8 +113,8 @@ def main(snakemake):
     models = list(snakemake.input.models)  # empty when raw/salitrap has no models.csv
     tables = build_tables(
         snakemake.input.item_table,
-        snakemake.input.labelled,
-        snakemake.input.accounting,
+        per_run_files(snakemake.input.ingested, "labelled"),
+        per_run_files(snakemake.input.ingested, "accounting"),
         models[0] if models else None,
     )
     warehouse.build(snakemake.output.db, tables)

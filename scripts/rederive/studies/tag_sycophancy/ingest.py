@@ -1,4 +1,7 @@
-"""Ingest one run file (``runs/<model>.jsonl``): validate every row and label it.
+"""Ingest run files (``runs/<model>.jsonl``): validate every row and label it.
+
+Rule ``ingest_tag_sycophancy_batch`` runs this on one batch of runs
+(``rederive.io.batches``); each run is read and written on its own.
 
 Decisions per kind of bad input (tested in ``tests/tag_sycophancy/test_ingest.py``):
 
@@ -21,9 +24,12 @@ Failed replies stay in the labelled table (label ``failed``) so per-model failur
 counts are visible; they never enter a denominator.
 """
 
+import logging
+
 import pandas as pd
 
 from rederive.errors import InputError, relpath
+from rederive.io import batches
 from rederive.io.accounting import Accounting, write_ingested
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import (
@@ -36,6 +42,8 @@ from rederive.io.jsonl import (
 from rederive.studies.tag_sycophancy import OPTIONS
 from rederive.studies.tag_sycophancy.inputs import read_items
 from rederive.studies.tag_sycophancy.labelling import FAILED, label_reply, word_set
+
+log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["model", "item_id", "option", "arm", "sample"]
 LABELLED_COLUMNS = [
@@ -170,15 +178,24 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
 
 def main(snakemake):
     items = read_items(snakemake.input.item_file)
-    labelled, acct = label_run(
-        snakemake.input.run,
-        items,
-        run=snakemake.wildcards.run,
-        arms=snakemake.params.arms,
-        endorse_words=snakemake.params.endorse,
-        reject_words=snakemake.params.reject,
-    )
-    write_ingested(labelled, acct, snakemake.output.labelled, snakemake.output.accounting)
+    batch = snakemake.output.ingested
+    batches.prepare(batch, ("labelled", "accounting"))
+    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
+        log.info("run %s: %s", run, path)
+        labelled, acct = label_run(
+            path,
+            items,
+            run=run,
+            arms=snakemake.params.arms,
+            endorse_words=snakemake.params.endorse,
+            reject_words=snakemake.params.reject,
+        )
+        write_ingested(
+            labelled,
+            acct,
+            batches.run_file(batch, "labelled", run),
+            batches.run_file(batch, "accounting", run),
+        )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

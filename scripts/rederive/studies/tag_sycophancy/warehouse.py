@@ -12,6 +12,7 @@ import pandas as pd
 from rederive.errors import InputError
 from rederive.io import warehouse
 from rederive.io.accounting import load_accounting, load_runs
+from rederive.io.batches import per_run_files
 from rederive.studies.tag_sycophancy.inputs import read_items, read_models
 
 
@@ -45,7 +46,10 @@ def main(snakemake):
     models = list(snakemake.input.get("models") or [])  # [] when models.csv is absent
     models_path = models[0] if models else None
     tables = build_tables(
-        snakemake.input.item_file, snakemake.input.labelled, snakemake.input.accounting, models_path
+        snakemake.input.item_file,
+        per_run_files(snakemake.input.ingested, "labelled"),
+        per_run_files(snakemake.input.ingested, "accounting"),
+        models_path,
     )
     warehouse.build(snakemake.output.db, tables)
 

@@ -1,0 +1,119 @@
+"""Ingest batches: which job ingests which run, and where its per-run files land.
+
+One Snakemake job per run file costs ~0.5-1 s of startup whatever the file's
+size, and Snakemake's own scheduling grows with the job count; at hundreds of
+runs that dominates the ingest. So each study ingests its runs in at most
+``ingest_batches`` jobs, ``results/<study>/ingested/<batch>/``, each holding the
+per-run files one job per run used to write::
+
+    labelled/<run>.parquet   accounting/<run>.json   reported/<run>.csv (benchmark)
+
+A run's batch is a stable hash of its id alone, so adding, removing or changing
+one run re-runs only its batch, whatever other runs are present.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+# The per-run files of a batch, by kind: sub-folder and file suffix. The file
+# names are those of the one-job-per-run layout, so sorting them by name gives
+# the same run order (and the same tables) as before.
+SUFFIXES = {"labelled": ".parquet", "accounting": ".json", "reported": ".csv"}
+
+
+def batch_of(run: str, n_batches: int) -> str:
+    """The batch of ``run``: ``b00`` ... , from a CRC-32 of the run id.
+
+    Not Python's ``hash``, which is salted per process: the assignment must be
+    the same in every Snakemake invocation.
+
+    Parameters
+    ----------
+    run : str
+        Run id.
+    n_batches : int
+        Number of batches (at least 1, at most 100: two digits).
+
+    Returns
+    -------
+    str
+        ``b`` and the two-digit batch number.
+    """
+    if not 1 <= n_batches <= 100:
+        raise ValueError(f"n_batches must be 1-100, got {n_batches}")
+    return f"b{zlib.crc32(run.encode()) % n_batches:02d}"
+
+
+def group_runs(runs: Iterable[str], n_batches: int) -> dict[str, list[str]]:
+    """The batches that have runs, in name order, each with its runs sorted.
+
+    Parameters
+    ----------
+    runs : iterable of str
+        Run ids.
+    n_batches : int
+        Number of batches.
+
+    Returns
+    -------
+    dict of str to list of str
+        Batch name to its run ids; batches without a run are absent.
+    """
+    groups: dict[str, list[str]] = {}
+    for run in sorted(runs):
+        groups.setdefault(batch_of(run, n_batches), []).append(run)
+    return dict(sorted(groups.items()))
+
+
+def run_file(batch_dir: str | Path, kind: str, run: str) -> Path:
+    """Path of one run's file of ``kind`` (``labelled``, ``accounting``, ``reported``)."""
+    return Path(batch_dir) / kind / f"{run}{SUFFIXES[kind]}"
+
+
+def in_run_order(paths: Iterable[str | Path]) -> list[str]:
+    """``paths`` sorted by file name, i.e. by run, whichever batch folder holds them.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Per-run files.
+
+    Returns
+    -------
+    list of str
+        Sorted by (file name, full path).
+    """
+    return sorted(map(str, paths), key=lambda p: (Path(p).name, p))
+
+
+def per_run_files(batch_dirs: Iterable[str | Path], kind: str) -> list[str]:
+    """Every run's file of ``kind`` across ``batch_dirs``, in run order.
+
+    Parameters
+    ----------
+    batch_dirs : iterable of str or Path
+        ``results/<study>/ingested/<batch>`` folders.
+    kind : str
+        ``labelled``, ``accounting`` or ``reported``.
+
+    Returns
+    -------
+    list of str
+        Paths, sorted as :func:`in_run_order`.
+    """
+    suffix = SUFFIXES[kind]
+    files = []
+    for batch_dir in batch_dirs:
+        folder = Path(batch_dir) / kind
+        if folder.is_dir():
+            files += [p for p in folder.iterdir() if p.name.endswith(suffix)]
+    return in_run_order(files)
+
+
+def prepare(batch_dir: str | Path, kinds: Iterable[str]) -> None:
+    """Create the batch folder's sub-folders (Snakemake creates none in a directory output)."""
+    for kind in kinds:
+        (Path(batch_dir) / kind).mkdir(parents=True, exist_ok=True)
