@@ -4,7 +4,15 @@ import zlib
 
 import pytest
 
-from rederive.io.batches import batch_of, group_runs, in_run_order, per_run_files, run_file
+from rederive.errors import InputError
+from rederive.io.batches import (
+    batch_of,
+    group_runs,
+    in_run_order,
+    per_run_files,
+    prepare,
+    run_file,
+)
 
 RUNS = [f"model-{i:03d}" for i in range(200)]
 
@@ -51,22 +59,57 @@ def test_batch_count_is_bounded(n):
         batch_of("x", n)
 
 
+def _ingested(root, runs, n, kinds=("labelled",)):
+    """Batch folders as the ingest jobs write them: manifest, then each run's files."""
+    for batch, members in group_runs(runs, n).items():
+        prepare(root / batch, kinds, members)
+        for run in members:
+            for kind in kinds:
+                run_file(root / batch, kind, run).write_text(run)
+    return [root / b for b in group_runs(runs, n)]
+
+
 def test_per_run_files_come_in_the_one_job_per_run_order(tmp_path):
     # "a-b.parquet" sorts before "a.parquet" ('-' < '.'): the order the files had
     # in one labelled/ folder, whichever batch folder holds them now.
     runs = ["a", "a-b", "b", "Model-B", "Model-B-rerun"]
-    n = 4
-    for run in runs:
-        path = run_file(tmp_path / batch_of(run, n), "labelled", run)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(run)
-    (tmp_path / "b00" / ".snakemake_timestamp").parent.mkdir(exist_ok=True)
-    (tmp_path / "b00" / ".snakemake_timestamp").write_text("")
-    dirs = [tmp_path / b for b in group_runs(runs, n)]
+    dirs = _ingested(tmp_path, runs, 4)
+    (dirs[0] / ".snakemake_timestamp").write_text("")
     found = per_run_files(reversed(dirs), "labelled")
     names = [f"{run}.parquet" for run in runs]
     assert [p.rsplit("/", 1)[1] for p in found] == sorted(names)
-    assert per_run_files(dirs, "accounting") == []
+
+
+def test_a_deleted_per_run_file_is_named_not_skipped(tmp_path):
+    dirs = _ingested(tmp_path, ["a", "b", "c"], 1)
+    lost = run_file(dirs[0], "labelled", "b")
+    lost.unlink()
+    with pytest.raises(InputError, match="missing per-run file") as err:
+        per_run_files(dirs, "labelled")
+    assert err.value.file == str(lost)
+    assert "delete that folder" in err.value.message
+
+
+def test_a_foreign_file_in_a_batch_folder_is_refused(tmp_path):
+    dirs = _ingested(tmp_path, ["a", "b"], 1)
+    stray = run_file(dirs[0], "labelled", "copied-in")
+    stray.write_text("x")
+    with pytest.raises(InputError, match="of no ingested run") as err:
+        per_run_files(dirs, "labelled")
+    assert err.value.file == str(stray)
+
+
+def test_a_folder_without_manifest_is_refused(tmp_path):
+    dirs = _ingested(tmp_path, ["a"], 1)
+    (dirs[0] / "manifest.json").unlink()
+    with pytest.raises(InputError, match="missing ingest manifest"):
+        per_run_files(dirs, "labelled")
+
+
+def test_a_kind_the_job_did_not_write_is_missing(tmp_path):
+    dirs = _ingested(tmp_path, ["a"], 1, kinds=("labelled",))
+    with pytest.raises(InputError, match="missing per-run file"):
+        per_run_files(dirs, "accounting")
 
 
 def test_in_run_order_ignores_the_folder():

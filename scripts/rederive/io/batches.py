@@ -7,16 +7,25 @@ runs that dominates the ingest. So each study ingests its runs in at most
 per-run files one job per run used to write::
 
     labelled/<run>.parquet   accounting/<run>.json   reported/<run>.csv (benchmark)
+    manifest.json            the runs the job ingested
 
 A run's batch is a stable hash of its id alone, so adding, removing or changing
 one run re-runs only its batch, whatever other runs are present.
+
+Snakemake tracks the folder, not the files in it, so a per-run file deleted or
+dropped into a folder later would go unnoticed; readers check each folder
+against its manifest and stop with the file named instead of silently reading
+one run less or one more.
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+
+from rederive.errors import InputError
 
 # The per-run files of a batch, by kind: sub-folder and file suffix. The file
 # names are those of the one-job-per-run layout, so sorting them by name gives
@@ -89,8 +98,13 @@ def in_run_order(paths: Iterable[str | Path]) -> list[str]:
     return sorted(map(str, paths), key=lambda p: (Path(p).name, p))
 
 
+MANIFEST = "manifest.json"
+
+
 def per_run_files(batch_dirs: Iterable[str | Path], kind: str) -> list[str]:
     """Every run's file of ``kind`` across ``batch_dirs``, in run order.
+
+    Each folder must hold exactly the files of the runs in its manifest.
 
     Parameters
     ----------
@@ -103,17 +117,47 @@ def per_run_files(batch_dirs: Iterable[str | Path], kind: str) -> list[str]:
     -------
     list of str
         Paths, sorted as :func:`in_run_order`.
+
+    Raises
+    ------
+    InputError
+        A folder without its manifest, a manifest run without its file, or a
+        file of no manifest run; the message names the file and the fix.
     """
     suffix = SUFFIXES[kind]
     files = []
-    for batch_dir in batch_dirs:
-        folder = Path(batch_dir) / kind
-        if folder.is_dir():
-            files += [p for p in folder.iterdir() if p.name.endswith(suffix)]
+    for batch_dir in map(Path, batch_dirs):
+        redo = (
+            f"the folder {batch_dir} was changed after its ingest job wrote it; delete "
+            "that folder and run snakemake again to re-ingest its runs"
+        )
+        manifest = batch_dir / MANIFEST
+        if not manifest.is_file():
+            raise InputError(f"missing ingest manifest: {redo}", file=manifest)
+        runs = json.loads(manifest.read_text())["runs"]
+        expected = [run_file(batch_dir, kind, run) for run in runs]
+        for path in expected:
+            if not path.is_file():
+                raise InputError(f"missing per-run file: {redo}", file=path)
+        folder = batch_dir / kind
+        present = (
+            {p for p in folder.iterdir() if p.name.endswith(suffix)} if folder.is_dir() else set()
+        )
+        for path in sorted(present - set(expected)):
+            raise InputError(f"per-run file of no ingested run: {redo}", file=path)
+        files += expected
     return in_run_order(files)
 
 
-def prepare(batch_dir: str | Path, kinds: Iterable[str]) -> None:
-    """Create the batch folder's sub-folders (Snakemake creates none in a directory output)."""
+def prepare(batch_dir: str | Path, kinds: Iterable[str], runs: Iterable[str]) -> None:
+    """Create the batch folder's sub-folders and its manifest of ``runs``.
+
+    Snakemake creates no sub-folder in a directory output, and deletes the whole
+    folder when the job fails, so a manifest written first never outlives a
+    failed ingest.
+    """
+    batch_dir = Path(batch_dir)
     for kind in kinds:
-        (Path(batch_dir) / kind).mkdir(parents=True, exist_ok=True)
+        (batch_dir / kind).mkdir(parents=True, exist_ok=True)
+    manifest = {"runs": sorted(runs)}
+    (batch_dir / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")

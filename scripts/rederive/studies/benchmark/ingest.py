@@ -118,7 +118,11 @@ def ingest_source(source: dict, readers: dict, batch: str) -> None:
 
 def main(snakemake):
     batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting", "reported"))
+    batches.prepare(
+        batch,
+        ("labelled", "accounting", "reported"),
+        [source["run"] for source in snakemake.params.sources],
+    )
     for source in snakemake.params.sources:
         ingest_source(dict(source), dict(snakemake.params.readers), batch)
 

@@ -180,7 +180,7 @@ def ingest(path: str | Path, run_id: str, cues) -> tuple[pd.DataFrame, Accountin
 
 def main(snakemake) -> None:
     batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"))
+    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
     for run_id, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
         log.info("run %s: %s", run_id, path)
         frame, acc = ingest(path, run_id, snakemake.params.cue_words)

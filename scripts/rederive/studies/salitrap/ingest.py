@@ -200,7 +200,7 @@ def label_run(
 def main(snakemake):
     items = pd.read_parquet(snakemake.input.item_table)
     batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"))
+    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
     for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
         log.info("run %s: %s", run, path)
         labelled, acct = label_run(

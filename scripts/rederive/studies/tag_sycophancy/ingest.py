@@ -179,7 +179,7 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
 def main(snakemake):
     items = read_items(snakemake.input.item_file)
     batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"))
+    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
     for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
         log.info("run %s: %s", run, path)
         labelled, acct = label_run(
