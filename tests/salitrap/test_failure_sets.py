@@ -113,3 +113,22 @@ def test_failed_by_all_counts_only_items_every_model_answered():
     assert row.items_failed_by_all == 2  # items 0 and 3; item 1 not answered by B
     assert row.n_items == 3 and row.items_not_answered_by_all == 1
     assert row.share_percent == 66.7
+
+
+def test_heatmap_stays_bounded_and_names_every_model_at_200_models():
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+
+    from rederive.plots.theme import MAX_SIDE_IN
+    from rederive.studies.salitrap.figures import heatmap
+
+    names = [f"model-{i:03d}" for i in range(200)]
+    square = pd.DataFrame(np.random.default_rng(0).random((200, 200)), index=names, columns=names)
+    fig = heatmap(square, title="t", label="l")
+    width, height = fig.get_size_inches()
+    # Was 0.5 in per model: 102 in (20,500 px at 200 dpi, 6.3 GiB to render).
+    assert height <= MAX_SIDE_IN + 2.5 and width <= MAX_SIDE_IN + 3.7
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == names
+    plt.close(fig)

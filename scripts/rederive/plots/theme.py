@@ -36,6 +36,25 @@ def apply_theme() -> None:
     )
 
 
+# Square model x model figures: a fixed cell size up to a point, then the side
+# stays at 16 in (200 dpi: 3,200 px plus margins) and cells, labels and grid lines
+# shrink with the model count, instead of a 20,000 px, multi-GB canvas at 200
+# models.
+CELL_IN, MAX_SIDE_IN = 0.32, 16.0
+
+
+def cell_inches(n_models: int, cell_in: float = CELL_IN) -> float:
+    """Side of one cell of an ``n_models`` square figure, in inches."""
+    return min(cell_in, MAX_SIDE_IN / max(n_models, 1))
+
+
+def shrink_labels(ax, n_models: int, cell_in: float = CELL_IN) -> None:
+    """Tick labels that fit their cells once cells are below ``cell_in``."""
+    cell = cell_inches(n_models, cell_in)
+    if cell < cell_in:
+        ax.tick_params(labelsize=max(2.5, 72 * cell * 0.8))
+
+
 def save_figure(fig, png: str | Path, pdf: str | Path, *, note: str | None = None) -> None:
     """Save ``fig`` as PNG and PDF with no timestamps in the files.
 

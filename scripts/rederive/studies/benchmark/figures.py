@@ -16,7 +16,13 @@ import pandas as pd
 import seaborn as sns
 from scipy.cluster.hierarchy import dendrogram
 
-from rederive.plots.theme import apply_theme, save_figure
+from rederive.plots.theme import (
+    CELL_IN,
+    apply_theme,
+    cell_inches,
+    save_figure,
+    shrink_labels,
+)
 from rederive.runner import run
 
 
@@ -48,23 +54,6 @@ def plot_accuracy(
     ax.set_title("Accuracy per model")
     fig.subplots_adjust(bottom=0.12)
     save_figure(fig, png, pdf, note=note)
-
-
-# Square model x model figures: 0.32 in per model up to 50 models, then the side
-# stays at 16 in (200 dpi: 3,200 px plus margins) and cells, labels and grid lines
-# shrink with the model count, instead of a 12,000 px image at 200 models.
-CELL_IN, MAX_SIDE_IN = 0.32, 16.0
-
-
-def cell_inches(n_models: int) -> float:
-    return min(CELL_IN, MAX_SIDE_IN / max(n_models, 1))
-
-
-def shrink_labels(ax, n_models: int) -> None:
-    """Tick labels that fit their cells once cells are below the default size."""
-    cell = cell_inches(n_models)
-    if cell < CELL_IN:
-        ax.tick_params(labelsize=max(2.5, 72 * cell * 0.8))
 
 
 def plot_pairwise(

@@ -12,10 +12,19 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+from rederive.plots.theme import (
+    SIMULATED_NOTE,
+    apply_theme,
+    cell_inches,
+    save_figure,
+    shrink_labels,
+)
 
 # Heatmaps with more rows than this are left unannotated (the numbers get unreadable).
 ANNOTATE_UP_TO = 16
+# Half an inch per model leaves room for the annotations; past 32 models the side
+# stops growing (rederive.plots.theme.cell_inches).
+HEATMAP_CELL_IN = 0.5
 
 
 def draw_figures(snakemake, draw) -> None:
@@ -36,18 +45,27 @@ def draw_figures(snakemake, draw) -> None:
 
 def heatmap(square: pd.DataFrame, *, title: str, label: str, fmt: str = ".2f"):
     """Square model × model heatmap, annotated when small enough; returns the figure."""
-    size = 0.5 * len(square) + 2.5
+    n = len(square)
+    cell = cell_inches(n, HEATMAP_CELL_IN)
+    size = cell * n + 2.5
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
     sns.heatmap(
         square,
         ax=ax,
         cmap="viridis",
-        annot=len(square) <= ANNOTATE_UP_TO,
+        annot=n <= ANNOTATE_UP_TO,
         fmt=fmt,
         annot_kws={"fontsize": 6},
         square=True,
         cbar_kws={"label": label, "shrink": 0.7},
+        # Every model named (seaborn would thin crowded labels), in a font that
+        # fits the cell (shrink_labels below).
+        xticklabels=True,
+        yticklabels=True,
+        # Tens of thousands of vector cells make a slow, huge PDF.
+        rasterized=cell < HEATMAP_CELL_IN,
     )
+    shrink_labels(ax, n, HEATMAP_CELL_IN)
     ax.set_xlabel("")
     ax.set_ylabel("")
     ax.set_title(title)
