@@ -7,6 +7,7 @@ reason, with the first few line numbers kept so a reviewer can find them.
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,10 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError
+from rederive.io import batches
 from rederive.io.batches import in_run_order
+
+log = logging.getLogger(__name__)
 
 EXAMPLE_LINES = 10
 RUN_FIELDS = ("run", "file", "sha256", "rows_read", "rows_used", "rows_excluded")
@@ -154,6 +158,37 @@ def write_ingested(
     """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON."""
     labelled.to_parquet(labelled_path, index=False)
     accounting.write(accounting_path)
+
+
+def ingest_batch(batch_dir, runs, paths, label_run) -> None:
+    """An ``ingest_<study>_batch`` job: label each run file, write its per-run files.
+
+    Parameters
+    ----------
+    batch_dir : str or Path
+        The job's ``results/<study>/ingested/<batch>`` folder.
+    runs, paths : sequence of str
+        The batch's run ids and their raw files, in the same order.
+    label_run : callable
+        ``label_run(run, path) -> (labelled DataFrame, Accounting)``, the
+        study's own reader; a bad file raises its ``InputError`` naming the file.
+    """
+    batches.prepare(batch_dir, ("labelled", "accounting"), runs)
+    for run, path in zip(runs, paths, strict=True):
+        log.info("run %s: %s", run, path)
+        labelled, accounting = label_run(run, path)
+        write_ingested(
+            labelled,
+            accounting,
+            batches.run_file(batch_dir, "labelled", run),
+            batches.run_file(batch_dir, "accounting", run),
+        )
+        log.info(
+            "run %s: %d rows used, %d excluded",
+            run,
+            accounting.rows_used,
+            accounting.rows_excluded,
+        )
 
 
 def require_usable_rows(accounting: pd.DataFrame, *, what: str = "row") -> None:

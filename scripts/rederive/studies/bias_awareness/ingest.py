@@ -28,23 +28,19 @@ no final number in the response                  *kept*, labelled ``unparseable`
 ===============================================  ======================================
 """
 
-import logging
 import math
 
 import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io import batches
-from rederive.io.accounting import Accounting, write_ingested
+from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.bias_awareness import BIASES, CONDITIONS, STUDY, UNBIASED
 from rederive.studies.bias_awareness.awareness import keyword_signals, rules_from_config
 from rederive.studies.bias_awareness.extract import extract_answer, is_correct, parse_given_answer
 from rederive.studies.bias_awareness.metrics import susceptible_c2w
-
-log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["model", "question_id", "bias", "response"]
 
@@ -269,19 +265,13 @@ def label_run(
 
 def main(snakemake):
     items = pd.read_parquet(snakemake.input.item_table)
-    batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
-    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
-        log.info("run %s: %s", run, path)
-        labelled, acct = label_run(
-            path, items, run=run, keyword_config=snakemake.params.keyword_awareness
-        )
-        write_ingested(
-            labelled,
-            acct,
-            batches.run_file(batch, "labelled", run),
-            batches.run_file(batch, "accounting", run),
-        )
+    keywords = snakemake.params.keyword_awareness
+    ingest_batch(
+        snakemake.output.ingested,
+        snakemake.params.runs,
+        snakemake.input.runs,
+        lambda run, path: label_run(path, items, run=run, keyword_config=keywords),
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -15,20 +15,16 @@ References
 Paper 003 (CoT load-bearing), §3 (protocol) and §4 (setup).
 """
 
-import logging
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io import batches
-from rederive.io.accounting import Accounting, write_ingested
+from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.runner import run
 from rederive.studies.cot_loadbearing.classify import LABELS, rule_labels
-
-log = logging.getLogger(__name__)
 
 STUDY = "cot_loadbearing"
 REQUIRED = (
@@ -179,18 +175,13 @@ def ingest(path: str | Path, run_id: str, cues) -> tuple[pd.DataFrame, Accountin
 
 
 def main(snakemake) -> None:
-    batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
-    for run_id, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
-        log.info("run %s: %s", run_id, path)
-        frame, acc = ingest(path, run_id, snakemake.params.cue_words)
-        write_ingested(
-            frame,
-            acc,
-            batches.run_file(batch, "labelled", run_id),
-            batches.run_file(batch, "accounting", run_id),
-        )
-        log.info("run %s: %d rows used, %d excluded", run_id, acc.rows_used, acc.rows_excluded)
+    cue_words = snakemake.params.cue_words
+    ingest_batch(
+        snakemake.output.ingested,
+        snakemake.params.runs,
+        snakemake.input.runs,
+        lambda run, path: ingest(path, run, cue_words),
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -23,18 +23,13 @@ duplicate with a different label               error naming both lines
 =============================================  ===========================================
 """
 
-import logging
-
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io import batches
-from rederive.io.accounting import Accounting, write_ingested
+from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_type
 from rederive.studies.salitrap.items import dimension_of
-
-log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["item_id", "model_id", "seed_id", "dimension_tag", "judge_label", "skipped", "error"]
 
@@ -199,25 +194,21 @@ def label_run(
 
 def main(snakemake):
     items = pd.read_parquet(snakemake.input.item_table)
-    batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
-    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
-        log.info("run %s: %s", run, path)
-        labelled, acct = label_run(
+    p = snakemake.params
+    ingest_batch(
+        snakemake.output.ingested,
+        p.runs,
+        snakemake.input.runs,
+        lambda run, path: label_run(
             path,
             items,
             run=run,
-            valid_labels=snakemake.params.valid_labels,
-            invalid_labels=snakemake.params.invalid_labels,
-            conditions=snakemake.params.conditions,
-            dimensions=snakemake.params.dimensions,
-        )
-        write_ingested(
-            labelled,
-            acct,
-            batches.run_file(batch, "labelled", run),
-            batches.run_file(batch, "accounting", run),
-        )
+            valid_labels=p.valid_labels,
+            invalid_labels=p.invalid_labels,
+            conditions=p.conditions,
+            dimensions=p.dimensions,
+        ),
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

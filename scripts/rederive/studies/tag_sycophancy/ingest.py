@@ -24,13 +24,10 @@ Failed replies stay in the labelled table (label ``failed``) so per-model failur
 counts are visible; they never enter a denominator.
 """
 
-import logging
-
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io import batches
-from rederive.io.accounting import Accounting, write_ingested
+from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.io.jsonl import (
     iter_jsonl,
@@ -42,8 +39,6 @@ from rederive.io.jsonl import (
 from rederive.studies.tag_sycophancy import OPTIONS
 from rederive.studies.tag_sycophancy.inputs import read_items
 from rederive.studies.tag_sycophancy.labelling import FAILED, label_reply, word_set
-
-log = logging.getLogger(__name__)
 
 RUN_FIELDS = ["model", "item_id", "option", "arm", "sample"]
 LABELLED_COLUMNS = [
@@ -178,24 +173,20 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
 
 def main(snakemake):
     items = read_items(snakemake.input.item_file)
-    batch = snakemake.output.ingested
-    batches.prepare(batch, ("labelled", "accounting"), snakemake.params.runs)
-    for run, path in zip(snakemake.params.runs, snakemake.input.runs, strict=True):
-        log.info("run %s: %s", run, path)
-        labelled, acct = label_run(
+    p = snakemake.params
+    ingest_batch(
+        snakemake.output.ingested,
+        p.runs,
+        snakemake.input.runs,
+        lambda run, path: label_run(
             path,
             items,
             run=run,
-            arms=snakemake.params.arms,
-            endorse_words=snakemake.params.endorse,
-            reject_words=snakemake.params.reject,
-        )
-        write_ingested(
-            labelled,
-            acct,
-            batches.run_file(batch, "labelled", run),
-            batches.run_file(batch, "accounting", run),
-        )
+            arms=p.arms,
+            endorse_words=p.endorse,
+            reject_words=p.reject,
+        ),
+    )
 
 
 if __name__ == "__main__" and "snakemake" in globals():
