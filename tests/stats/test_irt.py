@@ -258,6 +258,22 @@ def test_mml_reproduces_ltm_on_lsat6():
     assert np.isfinite(free.ability).all() and (free.ability_sd > 0).all()
 
 
+def test_mml_standard_errors_only_within_their_cost_budget(monkeypatch):
+    """The fixed axis's SEs (a numerical Hessian) are skipped past the budget;
+    the estimates themselves do not depend on it."""
+    from rederive.stats import irt_mml
+
+    responses = lsat6()
+    with_se = rasch_mml(responses, random="models", sigma=1.0)
+    assert np.isfinite(with_se.difficulty_sd).all() and (with_se.difficulty_sd > 0).all()
+    # Five difficulties from 1,000 examinees: SEs of the order of 0.1 logit.
+    assert with_se.difficulty_sd.between(0.05, 0.3).all()
+    monkeypatch.setattr(irt_mml, "_SE_BUDGET_CELLS", 0)
+    without = rasch_mml(responses, random="models", sigma=1.0)
+    assert without.difficulty_sd.isna().all()
+    np.testing.assert_array_equal(without.difficulty, with_se.difficulty)
+
+
 @pytest.mark.slow
 def test_pyirt_path_on_lsat6_matches_ltm():
     """py-irt's 1PL (free ability spread) started at the MML fit, against ltm.

@@ -97,7 +97,9 @@ def _marginal(params, y1, obs, nodes, logw, fix_sigma):
     post = np.exp(joint - log_marg[:, None])  # (rows, K) posterior over nodes
     p = expit(a)
     # d(-logL)/dc_j = sum_i y1_ij - sum_k p_kj sum_i post_ik obs_ij
-    grad_c = y1.sum(axis=0) - np.einsum("kj,ik,ij->j", p, post, obs)
+    # sum_k p_kj (post^T obs)_kj: one matrix product instead of a three-way einsum
+    # (20x faster at 20,000 x 200 x 41).
+    grad_c = y1.sum(axis=0) - ((post.T @ obs) * p).sum(axis=0)
     grad = grad_c
     if fix_sigma is None:
         # d logL / d sigma = sum_ik post_ik z_k (S_i - sum_j obs_ij p_kj)
@@ -105,6 +107,11 @@ def _marginal(params, y1, obs, nodes, logw, fix_sigma):
         d_sigma = np.sum(post * nodes[None, :] * (y1.sum(axis=1)[:, None] - expected))
         grad = np.append(grad_c, -d_sigma * sigma)  # gradient in log(sigma)
     return -log_marg.sum(), grad, post
+
+
+# Cell evaluations the fixed axis's standard errors may cost (SaliTrap 12 x 1,145:
+# 0.3 M; ChemBench 22 x 2,854: 2.9 M; 50 x 5,000: 25 M); beyond it they are NaN.
+_SE_BUDGET_CELLS = 5e7
 
 
 def _fit_rows_random(y, obs, n_quad, fix_sigma, tol):
@@ -130,7 +137,11 @@ def _fit_rows_random(y, obs, n_quad, fix_sigma, tol):
     u = sigma * nodes
     eap = post @ u
     psd = np.sqrt(np.maximum(post @ u**2 - eap**2, 0.0))
-    se = _standard_errors(res.x, fun) if n_cols <= 200 else np.full(n_cols, np.nan)
+    # The numerical Hessian costs 2 (n_cols + 1) likelihood evaluations over every
+    # cell: at 200 models x 20,000 items that was 400 evaluations, ~110 s, for SEs
+    # used only as the start of py-irt's variational scales.
+    cost = 2 * (n_cols + 1) * obs.size
+    se = _standard_errors(res.x, fun) if cost <= _SE_BUDGET_CELLS else np.full(n_cols, np.nan)
     return c, sigma, eap, psd, se[:n_cols], -float(res.fun), int(res.nit)
 
 
