@@ -319,3 +319,31 @@ def test_small_n_comparisons_stay_out_of_the_family():
     # The family's BH level is computed without the excluded comparison.
     assert out["alpha_bh"] == pytest.approx(bh_threshold([1.0, 9.0], [40.0, 40.0], 400, 0.05))
     assert kept["alpha_bh"] != out["alpha_bh"]
+
+
+@pytest.mark.parametrize("with_clusters", [False, True])
+def test_paired_unit_sds_equal_pair_by_pair_bit_for_bit(with_clusters):
+    from itertools import combinations
+
+    from rederive.stats.power import paired_influence, paired_unit_sds, unit_sd
+
+    rng = np.random.default_rng(3)
+    n_rows, n_cols = 600, 7
+    den = (rng.random((n_rows, n_cols)) < 0.9).astype(float)
+    num = den * (rng.random((n_rows, n_cols)) < 0.6)
+    num[rng.random((n_rows, n_cols)) < 0.02] = np.nan  # a few missing scores...
+    num[:, :3] = np.nan_to_num(num[:, :3])  # ...but three complete columns
+    den[:40, 4] = 0.0  # units with no valid row for one model
+    clusters = rng.integers(0, 90, n_rows) if with_clusters else None
+    pairs = list(combinations(range(n_cols), 2))
+    sd, n_units = paired_unit_sds(num, pairs, den, clusters)
+    for k, (a, b) in enumerate(pairs):
+        u = paired_influence(num[:, a], num[:, b], den[:, a], den[:, b], clusters=clusters)
+        assert sd[k] == unit_sd(u) and n_units[k] == u.size
+
+
+def test_paired_unit_sds_validates_shapes():
+    from rederive.stats.power import paired_unit_sds
+
+    with pytest.raises(ValueError, match="2-D"):
+        paired_unit_sds(np.ones(5), [(0, 1)])

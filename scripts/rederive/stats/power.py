@@ -104,6 +104,11 @@ def paired_influence(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.
         _, inverse = np.unique(labels, return_inverse=True)
         totals = np.zeros((inverse.max() + 1 if inverse.size else 0, 4))
         np.add.at(totals, inverse, np.column_stack([a, b, xa, xb]))
+    return _influence_from_totals(totals)
+
+
+def _influence_from_totals(totals: np.ndarray) -> np.ndarray:
+    """``u_c`` of :func:`paired_influence` from per-unit totals ``(y_a, y_b, x_a, x_b)``."""
     totals = totals[(totals[:, 2] > 0) | (totals[:, 3] > 0)]
     if totals.shape[0] == 0:
         raise ValueError("no unit has a score for both models")
@@ -114,6 +119,58 @@ def paired_influence(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.
     ratio_a = ya.sum() / xa_c.sum()
     ratio_b = yb.sum() / xb_c.sum()
     return (ya - ratio_a * xa_c) / mean_xa - (yb - ratio_b * xb_c) / mean_xb
+
+
+def paired_unit_sds(num, pairs, den=None, clusters=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`unit_sd` and unit count of :func:`paired_influence` for many column pairs.
+
+    The same numbers, bit for bit, as calling the two functions pair by pair, but
+    each column's per-unit totals are summed once instead of once per pair: all
+    19,900 pairs of 200 models over 20,000 items clustered in 4,000 seeds took
+    130 s one by one. A column with a missing score (NaN) is handled pair by pair,
+    because which rows a pair keeps then depends on both columns.
+
+    Parameters
+    ----------
+    num : array_like, shape (n_rows, n_columns)
+        Per-row numerators (scores) of every column (model); NaN = missing.
+    pairs : iterable of (int, int)
+        Column indices ``(a, b)`` of each difference ``R_a - R_b``.
+    den : array_like, shape (n_rows, n_columns), optional
+        Per-row denominators; default all 1.
+    clusters : array_like, shape (n_rows,), optional
+        Unit of each row; default every row is its own unit.
+
+    Returns
+    -------
+    sd : ndarray
+        Per-unit sd (ddof = 1) of each pair's paired influence values.
+    n_units : ndarray of int
+        Units each sd is over.
+    """
+    num = np.asarray(num, dtype=float)
+    den = np.ones_like(num) if den is None else np.asarray(den, dtype=float)
+    if num.ndim != 2 or num.shape != den.shape:
+        raise ValueError("num and den must be 2-D arrays of one shape")
+    complete = ~(np.isnan(num).any(axis=0) | np.isnan(den).any(axis=0))
+    if clusters is None:
+        y_units, x_units = num, den
+    else:
+        _, inverse = np.unique(np.asarray(clusters), return_inverse=True)
+        y_units = np.zeros((inverse.max() + 1 if inverse.size else 0, num.shape[1]))
+        x_units = np.zeros_like(y_units)
+        np.add.at(y_units, inverse, num)
+        np.add.at(x_units, inverse, den)
+    sds, units = [], []
+    for a, b in pairs:
+        if complete[a] and complete[b]:
+            totals = np.column_stack([y_units[:, a], y_units[:, b], x_units[:, a], x_units[:, b]])
+            u = _influence_from_totals(totals)
+        else:
+            u = paired_influence(num[:, a], num[:, b], den[:, a], den[:, b], clusters=clusters)
+        sds.append(unit_sd(u))
+        units.append(u.size)
+    return np.array(sds, dtype=float), np.array(units, dtype=int)
 
 
 def unit_sd(influence) -> float:

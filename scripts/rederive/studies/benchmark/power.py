@@ -22,7 +22,7 @@ from rederive.report.power import (
     write_power,
 )
 from rederive.runner import run
-from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.power import paired_unit_sds
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.benchmark.common import clusters_for, load_scores
 
@@ -31,12 +31,10 @@ UNIT = {"none": "item", "category": "category cluster", "group": "group cluster"
 
 def pair_sds(matrix: pd.DataFrame, clusters, pairs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per-unit sd (percentage points) and number of units of each pair's difference."""
-    sds, units = [], []
-    for a, b in zip(pairs["a"], pairs["b"], strict=True):
-        u = paired_influence(matrix[a].to_numpy(), matrix[b].to_numpy(), clusters=clusters)
-        sds.append(100 * unit_sd(u))
-        units.append(u.size)
-    return np.array(sds), np.array(units)
+    column = {m: j for j, m in enumerate(matrix.columns)}
+    index = [(column[a], column[b]) for a, b in zip(pairs["a"], pairs["b"], strict=True)]
+    sds, units = paired_unit_sds(matrix.to_numpy(dtype=float), index, clusters=clusters)
+    return 100 * sds, units
 
 
 def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, relevant_pp):

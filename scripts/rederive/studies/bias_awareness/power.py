@@ -14,7 +14,6 @@ Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from rederive.report.power import (
@@ -24,7 +23,7 @@ from rederive.report.power import (
     power_settings,
     write_power,
 )
-from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.power import paired_unit_sds
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.bias_awareness.metrics import design_matrices
 from rederive.studies.bias_awareness.warehouse import biased_trials
@@ -35,23 +34,22 @@ def power_table(
 ):
     keys, num, den = design_matrices(trials)
     column = {key: j for j, key in enumerate(keys)}
-    questions = trials["question_id"].to_numpy()
-    sds, units = [], []
-    for row in comparisons.itertuples(index=False):
-        ja, jb = column[(row.a, row.bias, row.quantity)], column[(row.b, row.bias, row.quantity)]
-        u = paired_influence(num[:, ja], num[:, jb], den[:, ja], den[:, jb], clusters=questions)
-        sds.append(100 * unit_sd(u))
-        units.append(u.size)
+    index = [
+        (column[(row.a, row.bias, row.quantity)], column[(row.b, row.bias, row.quantity)])
+        for row in comparisons.itertuples(index=False)
+    ]
+    sds, units = paired_unit_sds(num, index, den, clusters=trials["question_id"].to_numpy())
+    sds = 100 * sds
     return power_frame(
         comparisons[["quantity", "bias", "a", "b"]],
         unit="question",
-        n_units=np.array(units),
+        n_units=units,
         diff_pp=comparisons["diff"],
         ci_low_pp=comparisons["ci_low"],
         ci_high_pp=comparisons["ci_high"],
         ci_source="comparisons.csv (paired question bootstrap)",
         significant=comparisons["reject"].fillna(False).astype(bool),
-        sd_pp=np.array(sds),
+        sd_pp=sds,
         sd_source="per-trial indicators clustered by question (warehouse; delta method)",
         alpha=alpha,
         power=power,

@@ -14,7 +14,6 @@ Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from rederive.report.power import (
@@ -24,7 +23,7 @@ from rederive.report.power import (
     power_settings,
     write_power,
 )
-from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.power import paired_unit_sds
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.salitrap.common import CONTROL, load
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
@@ -34,23 +33,21 @@ def power_table(items, labels, pairs, *, metrics_config, alpha, power, fdr_q, re
     matrix = label_matrix(labels, items, CONTROL)
     hit, den = count_rows(matrix.to_numpy(), metrics_from_config(metrics_config)["TAR"])
     column = {m: j for j, m in enumerate(matrix.columns)}
-    seeds = items["seed_id"].to_numpy()
-    sds, units = [], []
-    for a, b in zip(pairs["model_a"], pairs["model_b"], strict=True):
-        ja, jb = column[a], column[b]
-        u = paired_influence(hit[:, ja], hit[:, jb], den[:, ja], den[:, jb], clusters=seeds)
-        sds.append(100 * unit_sd(u))
-        units.append(u.size)
+    index = [
+        (column[a], column[b]) for a, b in zip(pairs["model_a"], pairs["model_b"], strict=True)
+    ]
+    sds, units = paired_unit_sds(hit, index, den, clusters=items["seed_id"].to_numpy())
+    sds = 100 * sds
     return power_frame(
         pairs[["model_a", "model_b"]],
         unit="seed cluster",
-        n_units=np.array(units),
+        n_units=units,
         diff_pp=pairs["diff_pp"],
         ci_low_pp=pairs["ci_low"],
         ci_high_pp=pairs["ci_high"],
         ci_source="pairwise_tar.csv (paired seed-cluster bootstrap)",
         significant=pairs["significant"].fillna(False).astype(bool),
-        sd_pp=np.array(sds),
+        sd_pp=sds,
         sd_source="per-item labels clustered by seed (warehouse; delta method)",
         alpha=alpha,
         power=power,
