@@ -36,7 +36,7 @@ rule ingest_benchmark_batch:
 
 rule build_benchmark_warehouse:
     input:
-        ingested=benchmark_ingested,
+        ingested=ingested_batches("benchmark"),
         item_metadata=benchmark_items_file,
     output:
         db="results/benchmark/benchmark.duckdb",
@@ -234,7 +234,7 @@ rule cluster_benchmark_failures:
 rule tabulate_benchmark_quality:
     input:
         db="results/benchmark/benchmark.duckdb",
-        ingested=benchmark_ingested,
+        ingested=ingested_batches("benchmark"),
     output:
         quality=report(
             f"{BENCHMARK_TABLES}/data_quality.csv",

@@ -55,11 +55,6 @@ def benchmark_batch_files(wildcards):
     return [f for source in benchmark_batch_sources(wildcards) for f in source["files"]]
 
 
-def benchmark_ingested(wildcards):
-    batches = ingest_batches(benchmark_runs())
-    return expand("results/benchmark/ingested/{batch}", batch=batches)
-
-
 def benchmark_items_file(wildcards):
     path = raw_dir("benchmark") / "items.csv"
     return [str(path)] if path.exists() else []

@@ -28,7 +28,7 @@ rule ingest_bias_awareness_items:
 
 rule ingest_bias_awareness_batch:
     input:
-        runs=bias_awareness_batch_files,
+        runs=batch_run_files("bias_awareness"),
         item_table="results/bias_awareness/items.parquet",
     output:
         ingested=directory("results/bias_awareness/ingested/{batch}"),
@@ -43,7 +43,7 @@ rule ingest_bias_awareness_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=bias_awareness_batch_runs,
+        runs=batch_runs("bias_awareness"),
         keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
     script:
         "../scripts/rederive/studies/bias_awareness/ingest.py"
@@ -52,7 +52,7 @@ rule ingest_bias_awareness_batch:
 rule build_bias_awareness_warehouse:
     input:
         item_table="results/bias_awareness/items.parquet",
-        ingested=bias_awareness_ingested,
+        ingested=ingested_batches("bias_awareness"),
     output:
         db="results/bias_awareness/bias_awareness.duckdb",
     log:

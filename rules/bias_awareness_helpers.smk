@@ -20,20 +20,6 @@ def bias_awareness_runs():
     return run_ids("bias_awareness")
 
 
-def bias_awareness_batch_runs(wildcards):
-    return ingest_batches(bias_awareness_runs()).get(wildcards.batch, [])
-
-
-def bias_awareness_batch_files(wildcards):
-    runs = raw_dir("bias_awareness") / "runs"
-    return [str(runs / f"{run}.jsonl") for run in bias_awareness_batch_runs(wildcards)]
-
-
-def bias_awareness_ingested(wildcards):
-    batches = ingest_batches(bias_awareness_runs())
-    return expand("results/bias_awareness/ingested/{batch}", batch=batches)
-
-
 def bias_awareness_targets():
     return [
         "results/bias_awareness/tables/power.csv",

@@ -69,6 +69,39 @@ def ingest_batches(runs):
     return group_runs(runs, config["ingest_batches"])
 
 
+def study_batches(study):
+    """`ingest_batches` of the study's runs (`<study>_runs()`, in its helpers file)."""
+    return ingest_batches(globals()[f"{study}_runs"]())
+
+
+def batch_runs(study):
+    """Input/params function: the run ids of the job's ingest batch."""
+
+    def runs(wildcards):
+        return study_batches(study).get(wildcards.batch, [])
+
+    return runs
+
+
+def batch_run_files(study):
+    """Input function: the raw `runs/<run>.jsonl` files of the job's ingest batch."""
+
+    def files(wildcards):
+        folder = raw_dir(study) / "runs"
+        return [str(folder / f"{run}.jsonl") for run in batch_runs(study)(wildcards)]
+
+    return files
+
+
+def ingested_batches(study):
+    """Input function: every `results/<study>/ingested/<batch>` folder with runs."""
+
+    def folders(wildcards):
+        return [f"results/{study}/ingested/{batch}" for batch in study_batches(study)]
+
+    return folders
+
+
 # What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
 # runtime`; runtime in minutes): a base plus a slope per MB of the job's input
 # files, times `attempt` on a retry (--retries). From Snakemake's per-job timings
@@ -129,7 +162,7 @@ def intermediate_targets(study):
     on it. Per-batch outputs (wildcard `batch`) are expanded over the batches
     that have runs.
     """
-    batches = ingest_batches(globals()[f"{study}_runs"]())
+    batches = study_batches(study)
     files = []
     for rule_ in workflow.rules:
         if next((s for s in STUDIES if s in rule_.name), None) != study:

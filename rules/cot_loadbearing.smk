@@ -8,7 +8,7 @@ include: "cot_loadbearing_helpers.smk"
 
 rule ingest_cot_loadbearing_batch:
     input:
-        runs=cot_loadbearing_batch_files,
+        runs=batch_run_files("cot_loadbearing"),
     output:
         ingested=directory("results/cot_loadbearing/ingested/{batch}"),
     log:
@@ -22,7 +22,7 @@ rule ingest_cot_loadbearing_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=cot_loadbearing_batch_runs,
+        runs=batch_runs("cot_loadbearing"),
         cue_words=COT["cue_words"],
     script:
         "../scripts/rederive/studies/cot_loadbearing/ingest.py"
@@ -30,7 +30,7 @@ rule ingest_cot_loadbearing_batch:
 
 rule build_cot_loadbearing_warehouse:
     input:
-        ingested=cot_loadbearing_ingested,
+        ingested=ingested_batches("cot_loadbearing"),
         baselines=raw_dir("cot_loadbearing") / "baselines.csv",
     output:
         db="results/cot_loadbearing/cot_loadbearing.duckdb",
@@ -50,7 +50,7 @@ rule build_cot_loadbearing_warehouse:
 
 rule tabulate_cot_loadbearing_quality:
     input:
-        ingested=cot_loadbearing_ingested,
+        ingested=ingested_batches("cot_loadbearing"),
     output:
         quality=report(
             "results/cot_loadbearing/tables/data_quality.csv",

@@ -12,20 +12,6 @@ def cot_loadbearing_runs():
     return run_ids("cot_loadbearing")
 
 
-def cot_loadbearing_batch_runs(wildcards):
-    return ingest_batches(cot_loadbearing_runs()).get(wildcards.batch, [])
-
-
-def cot_loadbearing_batch_files(wildcards):
-    runs = raw_dir("cot_loadbearing") / "runs"
-    return [str(runs / f"{run}.jsonl") for run in cot_loadbearing_batch_runs(wildcards)]
-
-
-def cot_loadbearing_ingested(wildcards):
-    batches = ingest_batches(cot_loadbearing_runs())
-    return expand("results/cot_loadbearing/ingested/{batch}", batch=batches)
-
-
 def cot_loadbearing_simulated():
     """Whether the raw folder holds the bundled simulated data (notes and captions say so)."""
     return (raw_dir("cot_loadbearing") / "SIMULATED.md").exists()

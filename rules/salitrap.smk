@@ -28,7 +28,7 @@ rule ingest_salitrap_items:
 
 rule ingest_salitrap_batch:
     input:
-        runs=salitrap_batch_files,
+        runs=batch_run_files("salitrap"),
         item_table="results/salitrap/items.parquet",
     output:
         ingested=directory("results/salitrap/ingested/{batch}"),
@@ -43,7 +43,7 @@ rule ingest_salitrap_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=salitrap_batch_runs,
+        runs=batch_runs("salitrap"),
         valid_labels=SALITRAP["labels"]["valid"],
         invalid_labels=SALITRAP["labels"]["invalid"],
         conditions=SALITRAP["conditions"],
@@ -55,7 +55,7 @@ rule ingest_salitrap_batch:
 rule build_salitrap_warehouse:
     input:
         item_table="results/salitrap/items.parquet",
-        ingested=salitrap_ingested,
+        ingested=ingested_batches("salitrap"),
         models=salitrap_models_csv,
     output:
         db="results/salitrap/salitrap.duckdb",

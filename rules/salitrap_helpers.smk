@@ -9,20 +9,6 @@ def salitrap_runs():
     return run_ids("salitrap")
 
 
-def salitrap_batch_runs(wildcards):
-    return ingest_batches(salitrap_runs()).get(wildcards.batch, [])
-
-
-def salitrap_batch_files(wildcards):
-    runs = raw_dir("salitrap") / "runs"
-    return [str(runs / f"{run}.jsonl") for run in salitrap_batch_runs(wildcards)]
-
-
-def salitrap_ingested(wildcards):
-    batches = ingest_batches(salitrap_runs())
-    return expand("results/salitrap/ingested/{batch}", batch=batches)
-
-
 def salitrap_models_csv(wildcards):
     path = raw_dir("salitrap") / "models.csv"
     return [str(path)] if path.exists() else []

@@ -8,7 +8,7 @@ include: "tag_sycophancy_helpers.smk"
 
 rule ingest_tag_sycophancy_batch:
     input:
-        runs=tag_sycophancy_batch_files,
+        runs=batch_run_files("tag_sycophancy"),
         item_file=raw_dir("tag_sycophancy") / "items.jsonl",
     output:
         ingested=directory("results/tag_sycophancy/ingested/{batch}"),
@@ -23,7 +23,7 @@ rule ingest_tag_sycophancy_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=tag_sycophancy_batch_runs,
+        runs=batch_runs("tag_sycophancy"),
         arms=TAGSYC["arms"],
         endorse=TAGSYC["labelling"]["endorse"],
         reject=TAGSYC["labelling"]["reject"],
@@ -34,7 +34,7 @@ rule ingest_tag_sycophancy_batch:
 rule build_tag_sycophancy_warehouse:
     input:
         item_file=raw_dir("tag_sycophancy") / "items.jsonl",
-        ingested=tag_sycophancy_ingested,
+        ingested=ingested_batches("tag_sycophancy"),
         models=tag_sycophancy_models_csv,
     output:
         db="results/tag_sycophancy/tag_sycophancy.duckdb",

@@ -18,20 +18,6 @@ def tag_sycophancy_runs():
     return run_ids("tag_sycophancy")
 
 
-def tag_sycophancy_batch_runs(wildcards):
-    return ingest_batches(tag_sycophancy_runs()).get(wildcards.batch, [])
-
-
-def tag_sycophancy_batch_files(wildcards):
-    runs = raw_dir("tag_sycophancy") / "runs"
-    return [str(runs / f"{run}.jsonl") for run in tag_sycophancy_batch_runs(wildcards)]
-
-
-def tag_sycophancy_ingested(wildcards):
-    batches = ingest_batches(tag_sycophancy_runs())
-    return expand("results/tag_sycophancy/ingested/{batch}", batch=batches)
-
-
 def tag_sycophancy_models_csv(wildcards):
     path = raw_dir("tag_sycophancy") / "models.csv"
     return [str(path)] if path.exists() else []

@@ -22,6 +22,7 @@ def db(tmp_path):
             "note": np.where(rng.random(n) < 0.01, None, "x").astype(object),
             "count": rng.integers(0, 5, n),
             "score": np.where(rng.random(n) < 0.01, np.nan, rng.random(n)),
+            "row": np.arange(n),
         }
     )
     path = tmp_path / "w.duckdb"
@@ -32,9 +33,9 @@ def db(tmp_path):
 @pytest.mark.parametrize(
     "sql",
     [
-        "SELECT * FROM t ORDER BY model, label, count, score",
-        "SELECT model, label FROM t WHERE count = 3",
-        "SELECT model, label FROM t WHERE count > 99",
+        "SELECT * FROM t ORDER BY model, label, count, score, row",
+        "SELECT model, label FROM t WHERE count = 3 ORDER BY row",
+        "SELECT model, label FROM t WHERE count > 99 ORDER BY row",
     ],
 )
 def test_shared_query_equals_plain_query(db, sql):
@@ -44,8 +45,8 @@ def test_shared_query_equals_plain_query(db, sql):
 
 
 def test_equal_strings_are_one_object_across_chunks(db):
-    shared = warehouse.query(db, "SELECT model FROM t ORDER BY rowid", share_strings=True)
-    plain = warehouse.query(db, "SELECT model FROM t ORDER BY rowid")
+    shared = warehouse.query(db, "SELECT model FROM t ORDER BY row", share_strings=True)
+    plain = warehouse.query(db, "SELECT model FROM t ORDER BY row")
     first = shared["model"].iloc[0]
     same_value = shared.index[shared["model"] == first]
     assert len(same_value) > 1 and same_value[-1] > 2 * 100 * 2048

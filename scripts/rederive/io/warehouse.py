@@ -69,7 +69,7 @@ def query(
             chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
             if chunk.empty:
                 break
-            chunks.append(_share_with(chunk, shared))
+            chunks.append(share_repeated_strings(chunk, seen=shared))
         if not chunks:
             # No rows: the plain query gives the empty frame with the right dtypes.
             return con.execute(sql, params or []).df()
@@ -80,28 +80,9 @@ def query(
 _CHUNK_VECTORS = 100
 
 
-def _share_with(frame: pd.DataFrame, shared: dict[str, dict]) -> pd.DataFrame:
-    """One chunk's text columns with each distinct value taken from ``shared``.
-
-    ``shared`` maps column -> {value: the one object used for it}, carried over
-    the chunks. Columns with missing values are left as they are (the kind of
-    missing would not survive), as in :func:`share_repeated_strings`.
-    """
-    for name in frame.columns:
-        column = frame[name]
-        if column.dtype != object:
-            continue
-        codes, uniques = pd.factorize(column.to_numpy())
-        if (codes < 0).any():
-            continue
-        seen = shared.setdefault(name, {})
-        objects = np.empty(len(uniques), dtype=object)
-        objects[:] = [seen.setdefault(value, value) for value in uniques]
-        frame[name] = pd.Series(objects.take(codes), index=frame.index, dtype=object)
-    return frame
-
-
-def share_repeated_strings(frame: pd.DataFrame) -> pd.DataFrame:
+def share_repeated_strings(
+    frame: pd.DataFrame, *, seen: dict[str, dict] | None = None
+) -> pd.DataFrame:
     """Make equal strings in each text column one object, in place.
 
     Parquet's string columns come back as one Python object per row (~50 bytes
@@ -113,7 +94,11 @@ def share_repeated_strings(frame: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     frame : DataFrame
-        One labelled run, as read.
+        One labelled run, as read, or one chunk of a query result.
+    seen : dict, optional
+        Column name -> {value: the object used for it}, carried over the chunks
+        of one result so that equal strings are one object across chunks too;
+        updated in place. Only object columns take part.
 
     Returns
     -------
@@ -129,8 +114,14 @@ def share_repeated_strings(frame: pd.DataFrame) -> pd.DataFrame:
                 frame[name] = pd.Series(shared, index=frame.index, dtype=column.dtype)
         elif column.dtype == object:
             codes, uniques = pd.factorize(column.to_numpy())
-            if len(uniques) < len(column) and (codes >= 0).all():
-                frame[name] = pd.Series(uniques.take(codes), index=frame.index, dtype=object)
+            if (codes < 0).any() or (seen is None and len(uniques) == len(column)):
+                continue
+            if seen is not None:
+                known = seen.setdefault(name, {})
+                shared = np.empty(len(uniques), dtype=object)
+                shared[:] = [known.setdefault(value, value) for value in uniques]
+                uniques = shared
+            frame[name] = pd.Series(uniques.take(codes), index=frame.index, dtype=object)
     return frame
 
 
