@@ -164,6 +164,8 @@ rule fit_benchmark_irt:
         "results/logs/benchmark/irt.log",
     benchmark:
         "results/benchmarks/benchmark/irt.tsv"
+    # The longest chain of its study (fit, then figures): start it first.
+    priority: 10
     conda:
         CONDA_ENV
     threads: 1

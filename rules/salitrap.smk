@@ -535,6 +535,8 @@ rule fit_salitrap_irt:
         "results/logs/salitrap/fit_irt.log",
     benchmark:
         "results/benchmarks/salitrap/fit_irt.tsv"
+    # The longest chain of its study (fit, then figures): start it first.
+    priority: 10
     conda:
         CONDA_ENV
     threads: 1

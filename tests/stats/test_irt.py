@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import minimize_scalar
 
+from rederive.stats import irt
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.irt_mml import constrained_bayes, rasch_mml
 
@@ -130,6 +131,27 @@ def test_bootstrap_covers_estimate_and_is_reproducible():
     pd.testing.assert_series_equal(
         t["ability"], ability_given_difficulty(responses, b), check_names=False
     )
+
+
+@pytest.mark.parametrize("prior", [None, (0.0, 1.5)])
+def test_large_matrix_path_equals_block_path(monkeypatch, prior):
+    """Large matrices are bootstrapped one replicate at a time over the drawn items in
+    cache-sized chunks; the answers must equal the all-at-once path to rounding."""
+    responses, _, b, _ = simulate_rasch(7, 260, seed=21)
+    responses.iloc[3, ::5] = np.nan  # missing cells
+    responses.iloc[0] = 1.0  # a perfect score: +inf without prior
+    block = bootstrap_ability(responses, b, n_boot=60, seed=4, prior=prior)
+    monkeypatch.setattr(irt, "_CHUNKED_FROM_CELLS", 1)
+    monkeypatch.setattr(irt, "_CHUNK_CELLS", 7 * 33)  # several chunks, the last one short
+    chunked = bootstrap_ability(responses, b, n_boot=60, seed=4, prior=prior)
+    finite = np.isfinite(block.replicates)
+    assert np.array_equal(finite, np.isfinite(chunked.replicates))
+    assert (np.isfinite(block.replicates).all()) == (prior is not None)
+    np.testing.assert_allclose(
+        chunked.replicates[finite], block.replicates[finite], rtol=0, atol=1e-12
+    )
+    np.testing.assert_array_equal(chunked.replicates[~finite], block.replicates[~finite])
+    pd.testing.assert_frame_equal(chunked.table, block.table, rtol=0, atol=1e-12)
 
 
 def test_bootstrap_width_shrinks_like_one_over_root_items():
