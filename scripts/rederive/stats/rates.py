@@ -13,7 +13,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 
 def percent(numerator: int, denominator: int, decimals: int = 1) -> float:
@@ -53,6 +52,10 @@ def wilson_interval(successes, trials, level: float = 0.95) -> tuple[np.ndarray,
     Preferred over the bootstrap for small conditional rates (e.g. Pr[A | S] with a
     handful of flips), where percentile intervals collapse to a point.
     """
+    # Imported here: statsmodels.stats.proportion pulls in scipy.stats (~0.6 s), which
+    # most jobs that only need percent() / round_half_up() never use.
+    from statsmodels.stats.proportion import proportion_confint
+
     k = np.atleast_1d(np.asarray(successes, dtype=float))
     n = np.atleast_1d(np.asarray(trials, dtype=float))
     lo = np.full(k.shape, np.nan)
