@@ -30,20 +30,15 @@ def prepare_workdir(workdir: Path, overrides: dict) -> Path:
     return override_file
 
 
-def run_workflow(
+def workflow_command(
     workdir: Path,
     overrides: dict,
     *,
     targets: list[str] | None = None,
     extra_args: list[str] | None = None,
     cores: int = 2,
-    check: bool = True,
-) -> subprocess.CompletedProcess:
-    """Run ``snakemake`` on ``workdir`` with ``overrides``; return the completed process.
-
-    With ``check=True`` a failing run raises AssertionError carrying Snakemake's
-    output, so the test report shows why.
-    """
+) -> list[str]:
+    """The ``snakemake`` command line :func:`run_workflow` runs (config written to ``workdir``)."""
     override_file = prepare_workdir(workdir, overrides)
     cmd = [
         str(SNAKEMAKE),
@@ -60,6 +55,24 @@ def run_workflow(
     if targets:
         # "--" ends option lists such as --forcerun, so targets are never read as rule names.
         cmd += ([] if "--" in cmd else ["--"]) + list(targets)
+    return cmd
+
+
+def run_workflow(
+    workdir: Path,
+    overrides: dict,
+    *,
+    targets: list[str] | None = None,
+    extra_args: list[str] | None = None,
+    cores: int = 2,
+    check: bool = True,
+) -> subprocess.CompletedProcess:
+    """Run ``snakemake`` on ``workdir`` with ``overrides``; return the completed process.
+
+    With ``check=True`` a failing run raises AssertionError carrying Snakemake's
+    output, so the test report shows why.
+    """
+    cmd = workflow_command(workdir, overrides, targets=targets, extra_args=extra_args, cores=cores)
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
     if check and proc.returncode != 0:
         raise AssertionError(

@@ -1,17 +1,20 @@
 """The real workflow on the shape of a real 270M model's replies (every reply
 evasive, so every model is floor-limited) in a raw folder without ``published/``;
 then lost intermediates (the warehouse, the ``.tmp`` a killed rebuild leaves, a
-per-run file) rebuilt by a plain run, with byte-identical tables.
-
-Two workflow runs in all (build, then rebuild).
+per-run file) rebuilt by a plain run, with byte-identical tables; then a build
+killed with SIGKILL in the middle of a job, finished by the same command.
 """
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import time
 
 import pandas as pd
 import pytest
-from workflow_utils import REPO, run_workflow
+from workflow_utils import REPO, run_workflow, workflow_command
 
 from rederive.io.batches import batch_of
 from rederive.simulate.tag_sycophancy import generate
@@ -84,5 +87,44 @@ def test_lost_intermediates_are_rebuilt_by_a_plain_run(built):
     # Every table was re-derived from the rebuilt warehouse, byte for byte the same.
     after = {p.name: p.read_bytes() for p in tables}
     assert [n for n in before if after[n] != before[n]] == []
+    dry = run_workflow(built, overrides(built / "raw"), extra_args=["-n"])
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
+def test_a_killed_build_is_finished_by_the_same_command(built):
+    """kill -9 while a job is writing its outputs: Snakemake leaves its lock and the
+    outputs written so far marked incomplete. After ``--unlock`` (a lock cannot tell
+    a dead process from a live one) the plain command rebuilds them, to the same
+    bytes. Before ``rerun-incomplete`` in the profile it stopped with
+    IncompleteFilesException."""
+    figures = built / STUDY / "figures"
+    before = {p.name: p.read_bytes() for p in sorted(figures.iterdir())}
+    first, rest = (
+        figures / "fig1_forest.png",
+        [figures / n for n in before if n != "fig1_forest.png"],
+    )
+    cmd = workflow_command(
+        built, overrides(built / "raw"), extra_args=["--forcerun", "plot_tag_sycophancy_figures"]
+    )
+    proc = subprocess.Popen(
+        cmd, cwd=built, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    # The job's outputs are deleted when it starts; it writes fig1_forest.png first.
+    while first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)  # snakemake and the job it is running
+    proc.wait()
+    assert first.exists() and not all(p.exists() for p in rest), "not killed mid-job"
+
+    locked = run_workflow(built, overrides(built / "raw"), check=False)
+    assert locked.returncode != 0 and "--unlock" in locked.stdout + locked.stderr
+    run_workflow(built, overrides(built / "raw"), extra_args=["--unlock"])
+    finished = run_workflow(built, overrides(built / "raw"))
+    assert "plot_tag_sycophancy_figures" in finished.stdout + finished.stderr
+    after = {p.name: p.read_bytes() for p in sorted(figures.iterdir())}
+    assert after == before
     dry = run_workflow(built, overrides(built / "raw"), extra_args=["-n"])
     assert "Nothing to be done" in dry.stdout + dry.stderr
