@@ -104,6 +104,8 @@ def test_latex_lists_both_groups_from_high_to_low_jaccard():
     tex = latex(table, failed_by_all(fail, 0), simulated=True)
     assert tex.index("Most similar") < tex.index("Least similar")
     assert "SIMULATED" in tex
+    # Counts print as counts (they came out as "1.0 items ... 3.0 models").
+    assert "1 items (25.0\\%) are failed by all 3 models" in tex
 
 
 def test_failed_by_all_counts_only_items_every_model_answered():
