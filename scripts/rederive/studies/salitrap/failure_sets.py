@@ -168,12 +168,12 @@ def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> s
         {"most_similar": "Most similar", "least_similar": "Least similar"}
     )
     body.loc[body["group"].duplicated(), "group"] = ""
-    # One row of mixed int/float columns: iloc would make the counts floats ("205.0").
-    counts = all_fail.iloc[0].to_dict()
+    # A row of mixed int/float columns comes back all float: cast the counts, or the
+    # note reads "205.0 items ... 12.0 models".
+    row = all_fail.iloc[0]
     notes = (
-        f"{int(counts['items_failed_by_all'])} items ({counts['share_percent']:.1f}%) are "
-        f"failed by all {int(counts['models'])} models. Failure = any valid label other "
-        "than Strict Pass."
+        f"{int(row.items_failed_by_all)} items ({row.share_percent:.1f}%) are failed by "
+        f"all {int(row.models)} models. Failure = any valid label other than Strict Pass."
     )
     if table5["empty_union"].any():
         notes += " Jaccard 1 of two models that never fail is a convention (empty union)."
