@@ -59,20 +59,15 @@ def workflow_command(
 
 
 def run_workflow(
-    workdir: Path,
-    overrides: dict,
-    *,
-    targets: list[str] | None = None,
-    extra_args: list[str] | None = None,
-    cores: int = 2,
-    check: bool = True,
+    workdir: Path, overrides: dict, *, check: bool = True, **command
 ) -> subprocess.CompletedProcess:
     """Run ``snakemake`` on ``workdir`` with ``overrides``; return the completed process.
 
-    With ``check=True`` a failing run raises AssertionError carrying Snakemake's
-    output, so the test report shows why.
+    ``command`` takes the ``targets``, ``extra_args`` and ``cores`` of
+    :func:`workflow_command`. With ``check=True`` a failing run raises
+    AssertionError carrying Snakemake's output, so the test report shows why.
     """
-    cmd = workflow_command(workdir, overrides, targets=targets, extra_args=extra_args, cores=cores)
+    cmd = workflow_command(workdir, overrides, **command)
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
     if check and proc.returncode != 0:
         raise AssertionError(

@@ -160,7 +160,7 @@ def write_ingested(
     accounting.write(accounting_path)
 
 
-def ingest_batch(batch_dir, runs, paths, label_run) -> None:
+def ingest_batch(batch_dir, runs, paths, label_run, kinds=("labelled", "accounting")) -> None:
     """An ``ingest_<study>_batch`` job: label each run file, write its per-run files.
 
     Parameters
@@ -172,8 +172,11 @@ def ingest_batch(batch_dir, runs, paths, label_run) -> None:
     label_run : callable
         ``label_run(run, path) -> (labelled DataFrame, Accounting)``, the
         study's own reader; a bad file raises its ``InputError`` naming the file.
+    kinds : tuple of str
+        The per-run sub-folders to create (:data:`rederive.io.batches.SUFFIXES`);
+        ``label_run`` writes any beyond the labelled and accounting files itself.
     """
-    batches.prepare(batch_dir, ("labelled", "accounting"), runs)
+    batches.prepare(batch_dir, kinds, runs)
     for run, path in zip(runs, paths, strict=True):
         log.info("run %s: %s", run, path)
         labelled, accounting = label_run(run, path)

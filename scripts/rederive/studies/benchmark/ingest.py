@@ -8,22 +8,19 @@ the reader and records provenance.
 """
 
 import hashlib
-import logging
 from pathlib import Path
 
 import pandas as pd
 
 from rederive.errors import relpath
 from rederive.io import batches, inspect_log, lm_eval
-from rederive.io.accounting import Accounting, write_ingested
+from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.io.inspect_log import read_eval_log
 from rederive.io.lm_eval import read_lm_eval_model_dir
 from rederive.io.tabular import read_long, read_matrix_csv
 from rederive.io.zipread import ZipLimits
 from rederive.runner import run
-
-log = logging.getLogger(__name__)
 
 
 def content_hash(files: list[Path]) -> str:
@@ -95,17 +92,11 @@ def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
     return frame, accounting
 
 
-def ingest_source(source: dict, readers: dict, batch: str) -> None:
-    """Ingest one run (``source``: run, format, path, files) into the batch folder."""
+def ingest_with_reported(source: dict, readers: dict, batch: str):
+    """Ingest one run (``source``: run, format, path, files); write the harness's
+    reported scores into the batch folder and return (labelled frame, accounting)."""
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
-    log.info("run %s: %s (%s)", run_id, path, fmt)
     frame, accounting = ingest(run_id, fmt, path, [Path(p) for p in source["files"]], readers)
-    write_ingested(
-        frame,
-        accounting,
-        batches.run_file(batch, "labelled", run_id),
-        batches.run_file(batch, "accounting", run_id),
-    )
     scores = reported(fmt, path, params=readers)
     scores.insert(0, "run", run_id)
     scores.to_csv(
@@ -114,17 +105,20 @@ def ingest_source(source: dict, readers: dict, batch: str) -> None:
         float_format="%.12g",
         lineterminator="\n",
     )
+    return frame, accounting
 
 
 def main(snakemake):
     batch = snakemake.output.ingested
-    batches.prepare(
+    sources = {source["run"]: dict(source) for source in snakemake.params.sources}
+    readers = dict(snakemake.params.readers)
+    ingest_batch(
         batch,
-        ("labelled", "accounting", "reported"),
-        [source["run"] for source in snakemake.params.sources],
+        list(sources),
+        [source["path"] for source in sources.values()],
+        lambda run, _path: ingest_with_reported(sources[run], readers, batch),
+        kinds=("labelled", "accounting", "reported"),
     )
-    for source in snakemake.params.sources:
-        ingest_source(dict(source), dict(snakemake.params.readers), batch)
 
 
 if __name__ == "__main__" and "snakemake" in globals():
