@@ -66,8 +66,8 @@ _BLOCK_CELLS = 2_000_000
 # From this many (models x items) cells on, a bootstrap replicate is solved on its
 # own: only the items it drew (about 63%) take part, a chunk of items at a time so
 # that the per-cell arrays stay in the CPU cache (_CHUNK_CELLS doubles ~ 6 MB).
-# Measured at 200 x 20,000 (one thread): 72 -> 23 ms per replicate, 2,000
-# replicates 143 -> 47 s, replicates equal to the block path within 5e-15.
+# Measured at 200 x 20,000, one thread (bench/run_benchmarks.py --only irt): 57 ->
+# 26 ms per replicate, replicates equal to the block path within 6e-15.
 _CHUNKED_FROM_CELLS = 1_000_000
 _CHUNK_CELLS = 800_000
 _INF_STAND_IN = 1e300
@@ -925,8 +925,8 @@ def bootstrap_ability(
     take over an hour per matrix. This bootstrap does 2,000
     replicates in about 1 s and 3.5 s respectively. From 1,000,000 cells on (e.g.
     200 models x 20,000 items) each replicate is solved on its own over the items it
-    drew, in cache-sized chunks: 47 s instead of 143 s for 2,000 replicates there,
-    with the same replicates to 5e-15 (tested against the all-at-once path).
+    drew, in cache-sized chunks: about 52 s instead of 115 s for 2,000 replicates
+    there, with the same replicates to 6e-15 (tested against the all-at-once path).
 
     The price is that the intervals are **conditional on the difficulties**: they
     say how much each ability would move if the items had been another draw from
