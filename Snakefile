@@ -1,33 +1,34 @@
-# rederive: rebuild every table and figure of the bundled LLM-behaviour studies
-# from the raw model outputs under raw/. Run `snakemake --cores 8`; the default data
-# is simulated (see README), real runs drop into the same folders.
+# rederive: rebuild every table and figure of the configured analyses from the raw
+# model outputs. Run `snakemake --cores 8`; the bundled data is simulated except
+# the ChemBench matrix (see README). Your own analyses: --configfile my_evals.yaml.
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
-configfile: "config/salitrap.yaml"
-configfile: "config/tag_sycophancy.yaml"
-configfile: "config/bias_awareness.yaml"
-configfile: "config/cot_loadbearing.yaml"
-configfile: "config/benchmark.yaml"
 
 
 report: "rules/report/workflow.rst"
 
 
 include: "rules/common.smk"
+# One file per kind; each ends with register_kind(...).
 include: "rules/salitrap.smk"
 include: "rules/tag_sycophancy.smk"
 include: "rules/bias_awareness.smk"
 include: "rules/cot_loadbearing.smk"
 include: "rules/benchmark.smk"
+# Written once for every analysis.
 include: "rules/power.smk"
 include: "rules/summary.smk"
 
 
-track_library_code()
+finish_workflow()
+
+
+onsuccess:
+    print(done_message(), file=sys.stderr)
 
 
 rule all:

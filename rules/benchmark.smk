@@ -1,6 +1,6 @@
-# Study `benchmark`: any graded evaluation run (lm-evaluation-harness samples,
-# Inspect .eval logs, matrix or long CSV/JSONL). Default input: the REAL ChemBench
-# matrix. Config: config/benchmark.yaml. Flow: ingest runs in batches -> warehouse ->
+# Kind `benchmark`: any graded evaluation run (lm-evaluation-harness samples,
+# Inspect .eval logs, matrix or long CSV/JSONL); the bundled analysis of this kind
+# runs on the REAL ChemBench matrix. Options: config/kinds/benchmark.yaml. Flow: ingest runs in batches -> warehouse ->
 # accuracy, pairwise/ranking, IRT, failure clustering, data quality -> figures,
 # published check.
 
@@ -11,12 +11,14 @@ include: "benchmark_helpers.smk"
 rule ingest_benchmark_batch:
     input:
         files=benchmark_batch_files,
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
-        ingested=directory("results/benchmark/ingested/{batch}"),
+        ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
-        "results/logs/benchmark/ingest/{batch}.log",
+        "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/benchmark/ingest/{batch}.tsv"
+        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -25,25 +27,23 @@ rule ingest_benchmark_batch:
         runtime=job_runtime(10, 0.5),
     params:
         sources=benchmark_batch_sources,
-        readers={
-            "lm_eval": BENCHMARK["lm_eval"],
-            "inspect": BENCHMARK["inspect"],
-            "zip_limits": BENCHMARK["zip_limits"],
-        },
+        readers=benchmark_readers,
     script:
         "../scripts/rederive/studies/benchmark/ingest.py"
 
 
 rule build_benchmark_warehouse:
     input:
-        ingested=ingested_batches("benchmark"),
-        item_metadata=benchmark_items_file,
+        ingested=ingested_batches,
+        item_metadata=optional_raw_file("items.csv"),
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
-        db="results/benchmark/benchmark.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
     log:
-        "results/logs/benchmark/warehouse.log",
+        "results/logs/{analysis}/warehouse.log",
     benchmark:
-        "results/benchmarks/benchmark/warehouse.tsv"
+        "results/benchmarks/{analysis}/warehouse.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -54,38 +54,40 @@ rule build_benchmark_warehouse:
         items_file=lambda w, input: (
             input.item_metadata[0] if input.item_metadata else ""
         ),
-        item_sets=BENCHMARK["item_sets"],
+        item_sets=setting("item_sets"),
     script:
         "../scripts/rederive/studies/benchmark/warehouse.py"
 
 
 rule analyse_benchmark_accuracy:
     input:
-        db="results/benchmark/benchmark.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         accuracy=report(
-            f"{BENCHMARK_TABLES}/accuracy.csv",
+            "results/{analysis}/tables/accuracy.csv",
             caption="report/benchmark/accuracy.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Tables",
         ),
         by_category=report(
-            f"{BENCHMARK_TABLES}/accuracy_by_category.csv",
+            "results/{analysis}/tables/accuracy_by_category.csv",
             caption="report/benchmark/accuracy_by_category.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Tables",
         ),
         by_task=report(
-            f"{BENCHMARK_TABLES}/accuracy_by_task.csv",
+            "results/{analysis}/tables/accuracy_by_task.csv",
             caption="report/benchmark/accuracy_by_task.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex=f"{BENCHMARK_TABLES}/accuracy.tex",
+        tex="results/{analysis}/tables/accuracy.tex",
     log:
-        "results/logs/benchmark/accuracy.log",
+        "results/logs/{analysis}/accuracy.log",
     benchmark:
-        "results/benchmarks/benchmark/accuracy.tsv"
+        "results/benchmarks/{analysis}/accuracy.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -93,38 +95,40 @@ rule analyse_benchmark_accuracy:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        n_boot=BENCHMARK["n_boot"],
-        seed=BENCHMARK["seed"],
-        ci_level=BENCHMARK["ci_level"],
-        cluster_by=BENCHMARK["cluster_by"],
-        data_note=benchmark_data_note(),
-        min_n=BENCHMARK["min_n"],
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        ci_level=setting("bootstrap", "level"),
+        cluster_by=setting("cluster_by"),
+        data_note=data_note,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
 
 rule compare_benchmark_models:
     input:
-        db="results/benchmark/benchmark.duckdb",
-        accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
+        db="results/{analysis}/{analysis}.duckdb",
+        accuracy="results/{analysis}/tables/accuracy.csv",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         pairwise=report(
-            f"{BENCHMARK_TABLES}/pairwise.csv",
+            "results/{analysis}/tables/pairwise.csv",
             caption="report/benchmark/pairwise.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Tables",
         ),
         ranking=report(
-            f"{BENCHMARK_TABLES}/ranking.csv",
+            "results/{analysis}/tables/ranking.csv",
             caption="report/benchmark/ranking.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex=f"{BENCHMARK_TABLES}/ranking.tex",
+        tex="results/{analysis}/tables/ranking.tex",
     log:
-        "results/logs/benchmark/pairwise.log",
+        "results/logs/{analysis}/pairwise.log",
     benchmark:
-        "results/benchmarks/benchmark/pairwise.tsv"
+        "results/benchmarks/{analysis}/pairwise.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -132,38 +136,40 @@ rule compare_benchmark_models:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        n_boot=BENCHMARK["n_boot"],
-        seed=BENCHMARK["seed"],
-        fdr_q=BENCHMARK["fdr_q"],
-        cluster_by=BENCHMARK["cluster_by"],
-        data_note=benchmark_data_note(),
-        min_n=BENCHMARK["min_n"],
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        fdr_q=setting("fdr_q"),
+        cluster_by=setting("cluster_by"),
+        data_note=data_note,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
 
 rule fit_benchmark_irt:
     input:
-        db="results/benchmark/benchmark.duckdb",
-        accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
+        db="results/{analysis}/{analysis}.duckdb",
+        accuracy="results/{analysis}/tables/accuracy.csv",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         ability=report(
-            f"{BENCHMARK_TABLES}/irt_ability.csv",
+            "results/{analysis}/tables/irt_ability.csv",
             caption="report/benchmark/irt_ability.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="IRT",
         ),
         difficulty=report(
-            f"{BENCHMARK_TABLES}/irt_difficulty.csv",
+            "results/{analysis}/tables/irt_difficulty.csv",
             caption="report/benchmark/irt_difficulty.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="IRT",
         ),
-        fit=f"{BENCHMARK_TABLES}/irt_fit.csv",
+        fit="results/{analysis}/tables/irt_fit.csv",
     log:
-        "results/logs/benchmark/irt.log",
+        "results/logs/{analysis}/irt.log",
     benchmark:
-        "results/benchmarks/benchmark/irt.tsv"
+        "results/benchmarks/{analysis}/irt.tsv"
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
     conda:
@@ -173,53 +179,55 @@ rule fit_benchmark_irt:
         mem_mb=job_mem_mb(1200, 60),
         runtime=job_runtime(60, 2),
     params:
-        epochs=BENCHMARK["irt"]["epochs"],
-        lr=BENCHMARK["irt"]["lr"],
-        lr_decay=BENCHMARK["irt"]["lr_decay"],
-        tol=BENCHMARK["irt"]["tol"],
-        priors=BENCHMARK["irt"]["priors"],
-        seed=BENCHMARK["irt"]["seed"],
-        n_boot=BENCHMARK["n_boot"],
-        ci_level=BENCHMARK["ci_level"],
-        cluster_by=BENCHMARK["cluster_by"],
-        min_n=BENCHMARK["min_n"],
+        epochs=setting("irt", "epochs"),
+        lr=setting("irt", "lr"),
+        lr_decay=setting("irt", "lr_decay"),
+        tol=setting("irt", "tol"),
+        priors=setting("irt", "priors"),
+        seed=setting("irt", "seed"),
+        n_boot=setting("bootstrap", "n_boot"),
+        ci_level=setting("bootstrap", "level"),
+        cluster_by=setting("cluster_by"),
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 
 
 rule cluster_benchmark_failures:
     input:
-        db="results/benchmark/benchmark.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         jaccard=report(
-            f"{BENCHMARK_TABLES}/jaccard.csv",
+            "results/{analysis}/tables/jaccard.csv",
             caption="report/benchmark/jaccard.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Failure clustering",
         ),
         co_failure=report(
-            f"{BENCHMARK_TABLES}/co_failure.csv",
+            "results/{analysis}/tables/co_failure.csv",
             caption="report/benchmark/co_failure.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Failure clustering",
         ),
-        linkage=f"{BENCHMARK_TABLES}/failure_linkage.csv",
+        linkage="results/{analysis}/tables/failure_linkage.csv",
         extreme_pairs=report(
-            f"{BENCHMARK_TABLES}/extreme_pairs.csv",
+            "results/{analysis}/tables/extreme_pairs.csv",
             caption="report/benchmark/extreme_pairs.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Failure clustering",
         ),
         failed_by_all=report(
-            f"{BENCHMARK_TABLES}/failed_by_all.csv",
+            "results/{analysis}/tables/failed_by_all.csv",
             caption="report/benchmark/failed_by_all.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Failure clustering",
         ),
     log:
-        "results/logs/benchmark/similarity.log",
+        "results/logs/{analysis}/similarity.log",
     benchmark:
-        "results/benchmarks/benchmark/similarity.tsv"
+        "results/benchmarks/{analysis}/similarity.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -227,33 +235,35 @@ rule cluster_benchmark_failures:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        linkage=BENCHMARK["similarity"]["linkage"],
-        n_extreme_pairs=BENCHMARK["similarity"]["n_extreme_pairs"],
+        linkage=setting("similarity", "linkage"),
+        n_extreme_pairs=setting("similarity", "n_extreme_pairs"),
     script:
         "../scripts/rederive/studies/benchmark/similarity.py"
 
 
 rule tabulate_benchmark_quality:
     input:
-        db="results/benchmark/benchmark.duckdb",
-        ingested=ingested_batches("benchmark"),
+        db="results/{analysis}/{analysis}.duckdb",
+        ingested=ingested_batches,
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         quality=report(
-            f"{BENCHMARK_TABLES}/data_quality.csv",
+            "results/{analysis}/tables/data_quality.csv",
             caption="report/benchmark/data_quality.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Data quality",
         ),
         overlap=report(
-            f"{BENCHMARK_TABLES}/item_overlap.csv",
+            "results/{analysis}/tables/item_overlap.csv",
             caption="report/benchmark/item_overlap.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Data quality",
         ),
     log:
-        "results/logs/benchmark/quality.log",
+        "results/logs/{analysis}/quality.log",
     benchmark:
-        "results/benchmarks/benchmark/quality.tsv"
+        "results/benchmarks/{analysis}/quality.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -266,31 +276,33 @@ rule tabulate_benchmark_quality:
 
 rule plot_benchmark_figures:
     input:
-        accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
-        pairwise=f"{BENCHMARK_TABLES}/pairwise.csv",
-        ranking=f"{BENCHMARK_TABLES}/ranking.csv",
-        ability=f"{BENCHMARK_TABLES}/irt_ability.csv",
-        difficulty=f"{BENCHMARK_TABLES}/irt_difficulty.csv",
-        jaccard=f"{BENCHMARK_TABLES}/jaccard.csv",
-        linkage=f"{BENCHMARK_TABLES}/failure_linkage.csv",
+        accuracy="results/{analysis}/tables/accuracy.csv",
+        pairwise="results/{analysis}/tables/pairwise.csv",
+        ranking="results/{analysis}/tables/ranking.csv",
+        ability="results/{analysis}/tables/irt_ability.csv",
+        difficulty="results/{analysis}/tables/irt_difficulty.csv",
+        jaccard="results/{analysis}/tables/jaccard.csv",
+        linkage="results/{analysis}/tables/failure_linkage.csv",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         **{
             f"{name}_png": report(
-                f"{BENCHMARK_FIGURES}/{name}.png",
+                f"results/{{analysis}}/figures/{name}.png",
                 caption=f"report/benchmark/fig_{name}.rst",
-                category="Benchmark",
+                category="{analysis}",
                 subcategory="Figures",
             )
             for name in BENCHMARK_FIGURE_NAMES
         },
         **{
-            f"{name}_pdf": f"{BENCHMARK_FIGURES}/{name}.pdf"
+            f"{name}_pdf": f"results/{{analysis}}/figures/{name}.pdf"
             for name in BENCHMARK_FIGURE_NAMES
         },
     log:
-        "results/logs/benchmark/figures.log",
+        "results/logs/{analysis}/figures.log",
     benchmark:
-        "results/benchmarks/benchmark/figures.tsv"
+        "results/benchmarks/{analysis}/figures.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -298,29 +310,32 @@ rule plot_benchmark_figures:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        data_note=benchmark_data_note(),
-        fdr_q=BENCHMARK["fdr_q"],
+        data_note=data_note,
+        fdr_q=setting("fdr_q"),
     script:
         "../scripts/rederive/studies/benchmark/figures.py"
 
 
 rule check_benchmark_published:
     input:
-        power="results/benchmark/tables/power.csv",
-        accuracy=f"{BENCHMARK_TABLES}/accuracy.csv",
-        db="results/benchmark/benchmark.duckdb",
+        power="results/{analysis}/tables/power.csv",
+        accuracy="results/{analysis}/tables/accuracy.csv",
+        db="results/{analysis}/{analysis}.duckdb",
+        published=published_files,
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     output:
         csv=report(
-            "results/benchmark/check/published_check.csv",
+            "results/{analysis}/check/published_check.csv",
             caption="report/benchmark/check.rst",
-            category="Benchmark",
+            category="{analysis}",
             subcategory="Published check",
         ),
-        md="results/benchmark/check/published_check.md",
+        md="results/{analysis}/check/published_check.md",
     log:
-        "results/logs/benchmark/check_published.log",
+        "results/logs/{analysis}/check_published.log",
     benchmark:
-        "results/benchmarks/benchmark/check_published.tsv"
+        "results/benchmarks/{analysis}/check_published.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -328,9 +343,50 @@ rule check_benchmark_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        power=BENCHMARK["power"],
-        published_dir=str(raw_dir("benchmark") / "published"),
-        tolerance=BENCHMARK["check"]["tolerance"],
-        data_note=benchmark_data_note(),
+        power=setting("power"),
+        published_dir=published_dir,
+        tolerance=setting("check", "tolerance"),
+        data_note=data_note,
     script:
         "../scripts/rederive/studies/benchmark/check.py"
+
+
+rule estimate_benchmark_power:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+        pairwise="results/{analysis}/tables/pairwise.csv",
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
+    output:
+        power=report(
+            "results/{analysis}/tables/power.csv",
+            caption="report/benchmark/power.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+        curve="results/{analysis}/tables/power_mde_curve.csv",
+    log:
+        "results/logs/{analysis}/power.log",
+    benchmark:
+        "results/benchmarks/{analysis}/power.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
+    params:
+        power=setting("power"),
+        fdr_q=setting("fdr_q"),
+        cluster_by=setting("cluster_by"),
+    script:
+        "../scripts/rederive/studies/benchmark/power.py"
+
+
+register_kind(
+    "benchmark",
+    runs=benchmark_runs,
+    targets=benchmark_targets,
+    power_title="Benchmark model pairs",
+    power_unit="items (or clusters, with ``cluster_by``)",
+)

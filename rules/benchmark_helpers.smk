@@ -1,11 +1,9 @@
 # Input functions, constants and targets of the benchmark rules (kept apart from
-# the rules, as `snakemake --lint` asks).
+# the rules, as `snakemake --lint` asks). Every function takes the analysis name
+# (or the job's wildcards, whose `analysis` names it).
 
 from rederive.studies.benchmark.sources import discover, input_dirs
 
-BENCHMARK = config["benchmark"]
-BENCHMARK_TABLES = "results/benchmark/tables"
-BENCHMARK_FIGURES = "results/benchmark/figures"
 BENCHMARK_FIGURE_NAMES = [
     "accuracy",
     "pairwise_q",
@@ -15,31 +13,34 @@ BENCHMARK_FIGURE_NAMES = [
 ]
 
 
-def benchmark_sources():
-    return discover(BENCHMARK["raw_dir"], BENCHMARK.get("inputs"))
+@cache
+def benchmark_sources(name):
+    return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
 
 
-def benchmark_runs():
-    runs = list(benchmark_sources())
+def benchmark_runs(name):
+    runs = list(benchmark_sources(name))
     if not runs:
         # Name every folder searched: an `inputs:` path is relative to the working
         # directory, not to raw_dir, which is easy to get wrong.
         searched = ", ".join(
             f"{fmt}: {path}{'' if path.is_dir() else ' (no such folder)'}"
             for fmt, path in input_dirs(
-                BENCHMARK["raw_dir"], BENCHMARK.get("inputs")
+                ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs")
             ).items()
         )
-        raise ValueError(
-            f"benchmark: no runs found ({searched}; expected matrix/*.csv, long/*.csv|jsonl, "
-            "lm_eval/<model>/samples_*.jsonl or inspect/*.eval; see raw/benchmark/README.md)"
+        stop(
+            "input",
+            f"analysis {name}: no runs found ({searched}; expected matrix/*.csv, "
+            "long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl or inspect/*.eval; "
+            "see docs/input-formats.md)",
         )
     return runs
 
 
 def benchmark_batch_sources(wildcards):
     """The runs of one ingest batch, each with what its reader needs."""
-    sources = benchmark_sources()
+    sources = benchmark_sources(wildcards.analysis)
     return [
         {
             "run": run,
@@ -47,7 +48,7 @@ def benchmark_batch_sources(wildcards):
             "path": str(sources[run].path),
             "files": [str(p) for p in sources[run].files()],
         }
-        for run in ingest_batches(sources).get(wildcards.batch, [])
+        for run in analysis_batches(wildcards.analysis).get(wildcards.batch, [])
     ]
 
 
@@ -55,30 +56,22 @@ def benchmark_batch_files(wildcards):
     return [f for source in benchmark_batch_sources(wildcards) for f in source["files"]]
 
 
-def benchmark_items_file(wildcards):
-    path = raw_dir("benchmark") / "items.csv"
-    return [str(path)] if path.exists() else []
+def benchmark_readers(wildcards):
+    """The reader options of the job's analysis (lm-eval, Inspect, zip limits)."""
+    entry = analysis(wildcards)
+    return {key: entry[key] for key in ("lm_eval", "inspect", "zip_limits")}
 
 
-def benchmark_data_note():
-    sources = benchmark_sources()
-    if list(sources) == ["matrix-chembench"]:
-        return "Real data: ChemBench per-item results (irt-on-bench, MIT licence), not simulated."
-    raw = BENCHMARK["raw_dir"]
-    return f"Data: the runs under {raw} (as supplied by the user)."
-
-
-def benchmark_targets():
-    if not enabled("benchmark"):
-        return []
+def benchmark_targets(name):
+    tables = f"results/{name}/tables"
     return [
-        "results/benchmark/tables/power.csv",
-        "results/benchmark/figures/power_mde.png",
-        f"{BENCHMARK_TABLES}/accuracy.csv",
-        f"{BENCHMARK_TABLES}/ranking.csv",
-        f"{BENCHMARK_TABLES}/irt_ability.csv",
-        f"{BENCHMARK_TABLES}/failed_by_all.csv",
-        f"{BENCHMARK_TABLES}/data_quality.csv",
-        "results/benchmark/check/published_check.md",
-        *[f"{BENCHMARK_FIGURES}/{name}.png" for name in BENCHMARK_FIGURE_NAMES],
+        f"{tables}/power.csv",
+        f"results/{name}/figures/power_mde.png",
+        f"{tables}/accuracy.csv",
+        f"{tables}/ranking.csv",
+        f"{tables}/irt_ability.csv",
+        f"{tables}/failed_by_all.csv",
+        f"{tables}/data_quality.csv",
+        f"results/{name}/check/published_check.md",
+        *[f"results/{name}/figures/{fig}.png" for fig in BENCHMARK_FIGURE_NAMES],
     ]

@@ -9,13 +9,15 @@ include: "bias_awareness_helpers.smk"
 
 rule ingest_bias_awareness_items:
     input:
-        items_jsonl=raw_dir("bias_awareness") / "items.jsonl",
+        items_jsonl=raw_file("items.jsonl"),
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
-        item_table="results/bias_awareness/items.parquet",
+        item_table="results/{analysis}/items.parquet",
     log:
-        "results/logs/bias_awareness/ingest_items.log",
+        "results/logs/{analysis}/ingest_items.log",
     benchmark:
-        "results/benchmarks/bias_awareness/ingest_items.tsv"
+        "results/benchmarks/{analysis}/ingest_items.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -28,14 +30,16 @@ rule ingest_bias_awareness_items:
 
 rule ingest_bias_awareness_batch:
     input:
-        runs=batch_run_files("bias_awareness"),
-        item_table="results/bias_awareness/items.parquet",
+        runs=batch_run_files,
+        item_table="results/{analysis}/items.parquet",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
-        ingested=directory("results/bias_awareness/ingested/{batch}"),
+        ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
-        "results/logs/bias_awareness/ingest/{batch}.log",
+        "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/bias_awareness/ingest/{batch}.tsv"
+        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -43,22 +47,24 @@ rule ingest_bias_awareness_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=batch_runs("bias_awareness"),
-        keyword_awareness=BIAS_AWARENESS["keyword_awareness"],
+        runs=batch_runs,
+        keyword_awareness=setting("keyword_awareness"),
     script:
         "../scripts/rederive/studies/bias_awareness/ingest.py"
 
 
 rule build_bias_awareness_warehouse:
     input:
-        item_table="results/bias_awareness/items.parquet",
-        ingested=ingested_batches("bias_awareness"),
+        item_table="results/{analysis}/items.parquet",
+        ingested=ingested_batches,
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
-        db="results/bias_awareness/bias_awareness.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
     log:
-        "results/logs/bias_awareness/warehouse.log",
+        "results/logs/{analysis}/warehouse.log",
     benchmark:
-        "results/benchmarks/bias_awareness/warehouse.tsv"
+        "results/benchmarks/{analysis}/warehouse.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -71,26 +77,28 @@ rule build_bias_awareness_warehouse:
 
 rule tabulate_bias_awareness_rates:
     input:
-        db="results/bias_awareness/bias_awareness.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         rates=report(
-            "results/bias_awareness/tables/rates.csv",
+            "results/{analysis}/tables/rates.csv",
             caption="report/bias_awareness/rates.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Tables",
         ),
         main_csv=report(
-            "results/bias_awareness/tables/main.csv",
+            "results/{analysis}/tables/main.csv",
             caption="report/bias_awareness/main.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        main_tex="results/bias_awareness/tables/main.tex",
-        outcomes="results/bias_awareness/tables/outcomes.csv",
+        main_tex="results/{analysis}/tables/main.tex",
+        outcomes="results/{analysis}/tables/outcomes.csv",
     log:
-        "results/logs/bias_awareness/tabulate_rates.log",
+        "results/logs/{analysis}/tabulate_rates.log",
     benchmark:
-        "results/benchmarks/bias_awareness/tabulate_rates.tsv"
+        "results/benchmarks/{analysis}/tabulate_rates.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -98,30 +106,32 @@ rule tabulate_bias_awareness_rates:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        seed=BIAS_AWARENESS["seed"],
-        n_boot=BIAS_AWARENESS["n_boot"],
-        level=BIAS_AWARENESS["ci_level"],
-        simulated=bias_awareness_simulated(),
-        min_n=BIAS_AWARENESS["min_n"],
+        seed=setting("bootstrap", "seed"),
+        n_boot=setting("bootstrap", "n_boot"),
+        level=setting("bootstrap", "level"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/bias_awareness/rates.py"
 
 
 rule compare_bias_awareness_models:
     input:
-        db="results/bias_awareness/bias_awareness.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
-            "results/bias_awareness/tables/comparisons.csv",
+            "results/{analysis}/tables/comparisons.csv",
             caption="report/bias_awareness/comparisons.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex="results/bias_awareness/tables/comparisons.tex",
+        tex="results/{analysis}/tables/comparisons.tex",
     log:
-        "results/logs/bias_awareness/compare_models.log",
+        "results/logs/{analysis}/compare_models.log",
     benchmark:
-        "results/benchmarks/bias_awareness/compare_models.tsv"
+        "results/benchmarks/{analysis}/compare_models.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -129,31 +139,33 @@ rule compare_bias_awareness_models:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        seed=BIAS_AWARENESS["seed"],
-        n_boot=BIAS_AWARENESS["n_boot"],
-        level=BIAS_AWARENESS["ci_level"],
-        fdr_q=BIAS_AWARENESS["fdr_q"],
-        simulated=bias_awareness_simulated(),
-        min_n=BIAS_AWARENESS["min_n"],
+        seed=setting("bootstrap", "seed"),
+        n_boot=setting("bootstrap", "n_boot"),
+        level=setting("bootstrap", "level"),
+        fdr_q=setting("fdr_q"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/bias_awareness/compare.py"
 
 
 rule tabulate_bias_awareness_agreement:
     input:
-        db="results/bias_awareness/bias_awareness.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
-            "results/bias_awareness/tables/agreement.csv",
+            "results/{analysis}/tables/agreement.csv",
             caption="report/bias_awareness/agreement.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex="results/bias_awareness/tables/agreement.tex",
+        tex="results/{analysis}/tables/agreement.tex",
     log:
-        "results/logs/bias_awareness/tabulate_agreement.log",
+        "results/logs/{analysis}/tabulate_agreement.log",
     benchmark:
-        "results/benchmarks/bias_awareness/tabulate_agreement.tsv"
+        "results/benchmarks/{analysis}/tabulate_agreement.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -161,31 +173,33 @@ rule tabulate_bias_awareness_agreement:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        simulated=bias_awareness_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/bias_awareness/agreement.py"
 
 
 rule tabulate_bias_awareness_quality:
     input:
-        db="results/bias_awareness/bias_awareness.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         quality=report(
-            "results/bias_awareness/tables/data_quality.csv",
+            "results/{analysis}/tables/data_quality.csv",
             caption="report/bias_awareness/data_quality.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Data quality",
         ),
         extraction=report(
-            "results/bias_awareness/tables/answer_extraction.csv",
+            "results/{analysis}/tables/answer_extraction.csv",
             caption="report/bias_awareness/answer_extraction.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Data quality",
         ),
     log:
-        "results/logs/bias_awareness/tabulate_quality.log",
+        "results/logs/{analysis}/tabulate_quality.log",
     benchmark:
-        "results/benchmarks/bias_awareness/tabulate_quality.tsv"
+        "results/benchmarks/{analysis}/tabulate_quality.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -198,27 +212,29 @@ rule tabulate_bias_awareness_quality:
 
 rule plot_bias_awareness_figures:
     input:
-        main_csv="results/bias_awareness/tables/main.csv",
-        outcomes="results/bias_awareness/tables/outcomes.csv",
+        main_csv="results/{analysis}/tables/main.csv",
+        outcomes="results/{analysis}/tables/outcomes.csv",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         scatter_png=report(
-            "results/bias_awareness/figures/susceptibility_awareness.png",
+            "results/{analysis}/figures/susceptibility_awareness.png",
             caption="report/bias_awareness/fig_scatter.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        scatter_pdf="results/bias_awareness/figures/susceptibility_awareness.pdf",
+        scatter_pdf="results/{analysis}/figures/susceptibility_awareness.pdf",
         outcomes_png=report(
-            "results/bias_awareness/figures/outcome_shares.png",
+            "results/{analysis}/figures/outcome_shares.png",
             caption="report/bias_awareness/fig_outcomes.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        outcomes_pdf="results/bias_awareness/figures/outcome_shares.pdf",
+        outcomes_pdf="results/{analysis}/figures/outcome_shares.pdf",
     log:
-        "results/logs/bias_awareness/plot_figures.log",
+        "results/logs/{analysis}/plot_figures.log",
     benchmark:
-        "results/benchmarks/bias_awareness/plot_figures.tsv"
+        "results/benchmarks/{analysis}/plot_figures.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -226,29 +242,31 @@ rule plot_bias_awareness_figures:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=bias_awareness_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/bias_awareness/figures.py"
 
 
 rule check_bias_awareness_published:
     input:
-        power="results/bias_awareness/tables/power.csv",
-        rates="results/bias_awareness/tables/rates.csv",
-        comparisons="results/bias_awareness/tables/comparisons.csv",
-        published=bias_awareness_published,
+        power="results/{analysis}/tables/power.csv",
+        rates="results/{analysis}/tables/rates.csv",
+        comparisons="results/{analysis}/tables/comparisons.csv",
+        published=published_files,
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
-            "results/bias_awareness/check/published_check.csv",
+            "results/{analysis}/check/published_check.csv",
             caption="report/bias_awareness/check.rst",
-            category="Bias awareness",
+            category="{analysis}",
             subcategory="Published check",
         ),
-        md="results/bias_awareness/check/published_check.md",
+        md="results/{analysis}/check/published_check.md",
     log:
-        "results/logs/bias_awareness/check_published.log",
+        "results/logs/{analysis}/check_published.log",
     benchmark:
-        "results/benchmarks/bias_awareness/check_published.tsv"
+        "results/benchmarks/{analysis}/check_published.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -256,9 +274,49 @@ rule check_bias_awareness_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        power=BIAS_AWARENESS["power"],
-        simulated=bias_awareness_simulated(),
-        tolerance=BIAS_AWARENESS["published_tolerance_pp"],
-        published_dir=str(raw_dir("bias_awareness") / "published"),
+        power=setting("power"),
+        simulated=is_simulated,
+        tolerance=setting("check", "tolerance"),
+        published_dir=published_dir,
     script:
         "../scripts/rederive/studies/bias_awareness/check.py"
+
+
+rule estimate_bias_awareness_power:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+        comparisons="results/{analysis}/tables/comparisons.csv",
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
+    output:
+        power=report(
+            "results/{analysis}/tables/power.csv",
+            caption="report/bias_awareness/power.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+        curve="results/{analysis}/tables/power_mde_curve.csv",
+    log:
+        "results/logs/{analysis}/power.log",
+    benchmark:
+        "results/benchmarks/{analysis}/power.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
+    params:
+        power=setting("power"),
+        fdr_q=setting("fdr_q"),
+    script:
+        "../scripts/rederive/studies/bias_awareness/power.py"
+
+
+register_kind(
+    "bias_awareness",
+    runs=bias_awareness_runs,
+    targets=bias_awareness_targets,
+    power_title="Bias awareness model differences",
+    power_unit="questions",
+)

@@ -1,44 +1,49 @@
-# Helpers shared by every study's rules. Study rule files define
-# `<study>_targets()`; `all_targets()` collects those of the enabled studies.
+# Shared by every kind's rules: the named analyses of the config, the registry of
+# kinds, input/params helpers keyed by the `{analysis}` wildcard, ingest batches,
+# job sizing, and the triggers that keep results in step with code and inputs.
+import sys
+from functools import cache
 from pathlib import Path
 
-from snakemake.utils import validate
-
-from rederive.config_types import coerce_to_schema
+from rederive.analyses import ConfigError, load_schema, resolve
 from rederive.io.batches import group_runs
+from rederive.io.content_keys import ContentKeys
 
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
-
-STUDIES = [
-    "salitrap",
-    "tag_sycophancy",
-    "bias_awareness",
-    "cot_loadbearing",
-    "benchmark",
-]
+SCHEMA_DIR = Path(workflow.basedir) / "config" / "schemas"
 
 
-def _schema(name):
+def stop(kind, message):
+    """End the run with one `rederive:` paragraph instead of a traceback."""
+    sys.stderr.write(f"rederive: {kind} error: {message}\n")
+    sys.exit(1)
+
+
+# The kinds the config may name: the schema's enum. Each kind's rule file
+# registers itself (register_kind); finish_workflow() checks the two agree.
+KIND_NAMES = load_schema(SCHEMA_DIR / "config.schema.yaml")["properties"]["analyses"][
+    "additionalProperties"
+]["properties"]["kind"]["enum"]
+try:
+    ANALYSES, BUILD = resolve(config, SCHEMA_DIR, KIND_NAMES)
+except ConfigError as exc:
+    stop("config", exc)
+for _name in BUILD:
+    _raw = Path(ANALYSES[_name]["raw_dir"])
+    if not _raw.is_dir():
+        stop(
+            "config",
+            f"analyses.{_name}.raw_dir: {_raw} is not a folder (relative paths are "
+            f"taken from the working directory, {Path.cwd()})",
+        )
+if config.get("show_config"):
     import yaml
 
-    path = Path(workflow.basedir) / "config" / "schemas" / f"{name}.schema.yaml"
-    return yaml.safe_load(path.read_text())
-
-
-# `--config study='{n_boot: 500, filter: null}'` hands nested scalars over as text;
-# give them the schema's type (int, float, bool, None) before validating.
-config.update(coerce_to_schema(dict(config), _schema("config")))
-validate(config, "../config/schemas/config.schema.yaml")
-for _study in config["studies"]:
-    if _study not in config:
-        raise ValueError(
-            f"config: study '{_study}' is enabled but has no '{_study}:' section "
-            f"(expected in config/{_study}.yaml)"
-        )
-    config[_study] = coerce_to_schema(config[_study], _schema(_study))
-    validate(config[_study], f"../config/schemas/{_study}.schema.yaml")
+    sys.stderr.write(
+        yaml.safe_dump({n: ANALYSES[n] for n in BUILD}, sort_keys=False, allow_unicode=True)
+    )
 
 
 wildcard_constraints:
@@ -46,60 +51,162 @@ wildcard_constraints:
     batch=r"b[0-9]{2}",
 
 
-def enabled(study):
-    return study in config["studies"]
+# ---------------------------------------------------------------- kind registry
+KINDS = {}
+_CLAIMED_RULES = set()
 
 
-def raw_dir(study):
-    return Path(config[study]["raw_dir"])
+def register_kind(kind, *, runs, targets, power_title, power_unit):
+    """Record a kind: the rules defined since the previous kind's file, a
+    function listing an analysis's run ids, one listing its targets, and the
+    title and resampling unit of its power figure. Called at the end of
+    rules/<kind>.smk."""
+    if kind not in KIND_NAMES:
+        raise ValueError(
+            f"kind {kind!r} has rules but is not in the kind enum of "
+            "config/schemas/config.schema.yaml"
+        )
+    rules = [r.name for r in workflow.rules if r.name not in _CLAIMED_RULES]
+    _CLAIMED_RULES.update(rules)
+    KINDS[kind] = {
+        "rules": rules,
+        "runs": runs,
+        "targets": targets,
+        "power_title": power_title,
+        "power_unit": power_unit,
+    }
 
 
-def run_ids(study, pattern="{run}.jsonl"):
-    """Run files found in raw/<study>/runs/ at DAG-build time, sorted."""
-    runs = glob_wildcards(str(raw_dir(study) / "runs" / pattern)).run
+def analyses_of(kind):
+    """Wildcard constraint: the built analyses of one kind (no match when none)."""
+    import re
+
+    names = [n for n in BUILD if ANALYSES[n]["kind"] == kind]
+    return "|".join(re.escape(n) for n in names) if names else "(?!x)x"
+
+
+def built_analyses():
+    import re
+
+    return "|".join(re.escape(n) for n in BUILD)
+
+
+def kind_of(name):
+    return ANALYSES[name]["kind"]
+
+
+# ---------------------------------------------------------- settings and inputs
+def analysis(wildcards):
+    return ANALYSES[wildcards.analysis]
+
+
+def setting(*keys):
+    """Params function: one setting of the job's analysis, e.g.
+    setting("bootstrap", "n_boot")."""
+
+    def value(wildcards):
+        node = analysis(wildcards)
+        for key in keys:
+            node = node[key]
+        return node
+
+    return value
+
+
+def raw_dir(name):
+    return Path(ANALYSES[name]["raw_dir"])
+
+
+def raw_file(relative):
+    """Input function: a file under the analysis's raw_dir."""
+
+    def path(wildcards):
+        return str(raw_dir(wildcards.analysis) / relative)
+
+    return path
+
+
+def optional_raw_file(relative):
+    """Input function: a file under raw_dir when it exists (else no input)."""
+
+    def paths(wildcards):
+        path = raw_dir(wildcards.analysis) / relative
+        return [str(path)] if path.exists() else []
+
+    return paths
+
+
+def published_files(wildcards):
+    """The published-number CSVs of the analysis (read by its check job)."""
+    return sorted(str(p) for p in (raw_dir(wildcards.analysis) / "published").glob("*.csv"))
+
+
+def published_dir(wildcards):
+    return str(raw_dir(wildcards.analysis) / "published")
+
+
+def is_simulated(wildcards):
+    """The bundled data carries SIMULATED.md; notes and captions then say so.
+    A parameter, so adding or removing the file re-derives what it labels."""
+    return (raw_dir(wildcards.analysis) / "SIMULATED.md").exists()
+
+
+def data_note(wildcards):
+    """Where the data come from, as captions and notes print it: the analysis's
+    `source`, else its label (never a path)."""
+    entry = analysis(wildcards)
+    return entry["source"] or f"Data: {entry['label']}."
+
+
+def label(wildcards):
+    return analysis(wildcards)["label"]
+
+
+def power_title(wildcards):
+    entry = analysis(wildcards)
+    return f"{entry['label']}: {KINDS[entry['kind']]['power_title']}"
+
+
+def power_unit(wildcards):
+    return KINDS[analysis(wildcards)["kind"]]["power_unit"]
+
+
+def power_note(wildcards):
+    """Simulated data get the theme's simulated-data note; anything else its source."""
+    return "" if is_simulated(wildcards) else data_note(wildcards)
+
+
+def run_ids(name, pattern="{run}.jsonl"):
+    """Run files found in <raw_dir>/runs/ at DAG-build time, sorted."""
+    runs = glob_wildcards(str(raw_dir(name) / "runs" / pattern)).run
     return sorted(r for r in runs if "/" not in r)
 
 
-def ingest_batches(runs):
-    """The study's ingest batches that have runs: batch name -> its run ids.
+@cache
+def analysis_batches(name):
+    """The analysis's ingest batches that have runs: batch name -> its run ids.
 
     A batch's runs depend on the run id alone (rederive.io.batches), so a new,
     changed or removed run file re-runs only its own batch's ingest job.
     """
-    return group_runs(runs, config["ingest_batches"])
+    return group_runs(KINDS[kind_of(name)]["runs"](name), config["ingest_batches"])
 
 
-def study_batches(study):
-    """`ingest_batches` of the study's runs (`<study>_runs()`, in its helpers file)."""
-    return ingest_batches(globals()[f"{study}_runs"]())
-
-
-def batch_runs(study):
+def batch_runs(wildcards):
     """Input/params function: the run ids of the job's ingest batch."""
-
-    def runs(wildcards):
-        return study_batches(study).get(wildcards.batch, [])
-
-    return runs
+    return analysis_batches(wildcards.analysis).get(wildcards.batch, [])
 
 
-def batch_run_files(study):
+def batch_run_files(wildcards):
     """Input function: the raw `runs/<run>.jsonl` files of the job's ingest batch."""
-
-    def files(wildcards):
-        folder = raw_dir(study) / "runs"
-        return [str(folder / f"{run}.jsonl") for run in batch_runs(study)(wildcards)]
-
-    return files
+    folder = raw_dir(wildcards.analysis) / "runs"
+    return [str(folder / f"{run}.jsonl") for run in batch_runs(wildcards)]
 
 
-def ingested_batches(study):
-    """Input function: every `results/<study>/ingested/<batch>` folder with runs."""
-
-    def folders(wildcards):
-        return [f"results/{study}/ingested/{batch}" for batch in study_batches(study)]
-
-    return folders
+def ingested_batches(wildcards):
+    """Input function: every `results/<analysis>/ingested/<batch>` folder with runs."""
+    name = wildcards.analysis
+    return [f"results/{name}/ingested/{batch}" for batch in analysis_batches(name)]
 
 
 # What each job asks a scheduler for (rules: `threads`, `resources: mem_mb,
@@ -143,37 +250,40 @@ def _file_or_folder_size(path):
     return path.stat().st_size
 
 
+# ---------------------------------------------------------------------- targets
 def all_targets():
     targets = []
-    for study in config["studies"]:
-        targets += globals()[f"{study}_targets"]()
-        targets += intermediate_targets(study)
-    targets += summary_targets()
-    return targets
+    for name in BUILD:
+        targets += KINDS[kind_of(name)]["targets"](name)
+        targets += intermediate_targets(name)
+    return targets + summary_targets()
 
 
-def intermediate_targets(study):
-    """Every output of the study's rules: per-run files, warehouse, every table.
+def intermediate_targets(name):
+    """Every output of the analysis's rules: per-run files, warehouse, every table.
 
     Snakemake does not rebuild a missing intermediate file (a deleted
-    `<study>.duckdb`, or one a killed forced rebuild left as a `.tmp`) while the
+    warehouse, or one a killed forced rebuild left as a `.tmp`) while the
     outputs downstream of it exist; asking for it in `rule all` makes a plain
     `snakemake` rebuild it, and the mtime trigger then re-derives what depends
     on it. Per-batch outputs (wildcard `batch`) are expanded over the batches
     that have runs.
     """
-    batches = study_batches(study)
+    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
     files = []
     for rule_ in workflow.rules:
-        if next((s for s in STUDIES if s in rule_.name), None) != study:
+        if rule_.name not in kind_rules:
             continue
         names = set(rule_.wildcard_names)
         for out in rule_.output:
-            if not names:
-                files.append(str(out))
-            elif names == {"batch"}:
-                # apply_wildcards, not expand: the pattern carries the constraint.
-                files += [str(out.apply_wildcards({"batch": b})) for b in batches]
+            # apply_wildcards, not expand: the pattern carries the constraint.
+            if names == {"analysis"}:
+                files.append(str(out.apply_wildcards({"analysis": name})))
+            elif names == {"analysis", "batch"}:
+                files += [
+                    str(out.apply_wildcards({"analysis": name, "batch": b}))
+                    for b in analysis_batches(name)
+                ]
     return sorted(set(files))
 
 
@@ -184,21 +294,25 @@ def summary_targets():
     ]
 
 
-def study_checks(wildcards):
-    return [f"results/{s}/check/published_check.csv" for s in config["studies"]]
+def analysis_checks(wildcards):
+    return [f"results/{name}/check/published_check.csv" for name in BUILD]
 
 
 def raw_inputs(wildcards):
     files = []
-    for study in config["studies"]:
-        root = raw_dir(study)
-        files += sorted(str(p) for p in root.rglob("*") if p.is_file())
+    for name in BUILD:
+        files += sorted(str(p) for p in raw_dir(name).rglob("*") if p.is_file())
     return files
 
 
-def library_version(study=None):
-    """sha256 of the library code a study's jobs import: the shared modules plus
-    that study's package (all packages when ``study`` is None)."""
+# Rules outside the kind files that run once per analysis (written once).
+SHARED_ANALYSIS_RULES = ["plot_power"]
+
+
+# ------------------------------------------------------------ rerun triggers
+def library_version(kind=None):
+    """sha256 of the library code a kind's jobs import: the shared modules plus
+    that kind's package (all packages when ``kind`` is None)."""
     import hashlib
 
     root = Path(workflow.basedir) / "scripts" / "rederive"
@@ -207,24 +321,72 @@ def library_version(study=None):
         part = path.relative_to(root).parts
         if part[0] == "simulate":
             continue  # generators write raw/, they are not run by the workflow
-        if study and part[0] == "studies" and len(part) > 2 and part[1] != study:
+        if kind and part[0] == "studies" and len(part) > 2 and part[1] != kind:
             continue
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def track_library_code():
-    """Make every job depend on the library code it imports.
+CONTENT_KEYS = ContentKeys(Path(".snakemake") / "rederive" / "content-keys.json")
+
+
+def source_digest(rule_):
+    """Params function: one key over the contents of the job's source inputs
+    (those under no `results/` path, i.e. files no rule writes). The params
+    trigger then reruns the job when a source's bytes change, whatever its
+    mtime (rederive.io.content_keys)."""
+    specs = list(rule_.input)
+
+    def digest(wildcards):
+        files = []
+        for spec in specs:
+            items = spec(wildcards) if callable(spec) else spec
+            if isinstance(items, (str, Path)):
+                items = [items]
+            for item in items:
+                text = str(item)
+                if callable(spec) or "{" not in text:
+                    files.append(text)
+                else:
+                    files.append(text.format(**dict(wildcards.items())))
+        sources = [f for f in files if not f.startswith("results/")]
+        key = CONTENT_KEYS.digest(sources)
+        CONTENT_KEYS.save()
+        return key
+
+    return digest
+
+
+def finish_workflow():
+    """Check the registry against the schema, then make every job depend on the
+    library code it imports and on the bytes of its source files.
 
     Snakemake's code trigger only hashes the file named in ``script:``; a change
     in a module it imports (a statistic, a reader) would otherwise leave stale
     results behind. The hash goes in as a parameter, so the params trigger
-    re-runs exactly the jobs of the study whose code changed.
+    re-runs exactly the jobs of the kind whose code changed.
     """
+    if sorted(KINDS) != sorted(KIND_NAMES):
+        raise ValueError(
+            f"kinds with rules {sorted(KINDS)} differ from the kind enum "
+            f"{sorted(KIND_NAMES)} of config/schemas/config.schema.yaml"
+        )
+    kind_by_rule = {r: k for k, entry in KINDS.items() for r in entry["rules"]}
     versions = {}
     for rule_ in workflow.rules:
-        study = next((s for s in STUDIES if s in rule_.name), None)
-        if study not in versions:
-            versions[study] = library_version(study)
-        rule_.set_params(library_version=versions[study])
+        if rule_.name == "all":
+            continue
+        kind = kind_by_rule.get(rule_.name)
+        if kind not in versions:
+            versions[kind] = library_version(kind)
+        rule_.set_params(library_version=versions[kind], source_digest=source_digest(rule_))
+
+
+def done_message():
+    names = ", ".join(BUILD)
+    return (
+        f"rederive: done ({len(BUILD)} analyses: {names}). Results in results/<name>/; "
+        "summary results/summary/published_check.md; "
+        "report: snakemake --report results/report.html"
+    )

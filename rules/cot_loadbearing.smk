@@ -8,13 +8,15 @@ include: "cot_loadbearing_helpers.smk"
 
 rule ingest_cot_loadbearing_batch:
     input:
-        runs=batch_run_files("cot_loadbearing"),
+        runs=batch_run_files,
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
-        ingested=directory("results/cot_loadbearing/ingested/{batch}"),
+        ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
-        "results/logs/cot_loadbearing/ingest/{batch}.log",
+        "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/ingest/{batch}.tsv"
+        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -22,22 +24,24 @@ rule ingest_cot_loadbearing_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=batch_runs("cot_loadbearing"),
-        cue_words=COT["cue_words"],
+        runs=batch_runs,
+        cue_words=setting("cue_words"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/ingest.py"
 
 
 rule build_cot_loadbearing_warehouse:
     input:
-        ingested=ingested_batches("cot_loadbearing"),
-        baselines=raw_dir("cot_loadbearing") / "baselines.csv",
+        ingested=ingested_batches,
+        baselines=raw_file("baselines.csv"),
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
-        db="results/cot_loadbearing/cot_loadbearing.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
     log:
-        "results/logs/cot_loadbearing/warehouse.log",
+        "results/logs/{analysis}/warehouse.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/warehouse.tsv"
+        "results/benchmarks/{analysis}/warehouse.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -50,18 +54,20 @@ rule build_cot_loadbearing_warehouse:
 
 rule tabulate_cot_loadbearing_quality:
     input:
-        ingested=ingested_batches("cot_loadbearing"),
+        ingested=ingested_batches,
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         quality=report(
-            "results/cot_loadbearing/tables/data_quality.csv",
+            "results/{analysis}/tables/data_quality.csv",
             caption="report/cot_loadbearing/data_quality.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Data quality",
         ),
     log:
-        "results/logs/cot_loadbearing/quality.log",
+        "results/logs/{analysis}/quality.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/quality.tsv"
+        "results/benchmarks/{analysis}/quality.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -74,27 +80,29 @@ rule tabulate_cot_loadbearing_quality:
 
 rule tabulate_cot_loadbearing_shares:
     input:
-        db="results/cot_loadbearing/cot_loadbearing.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         table1=report(
-            "results/cot_loadbearing/tables/table1_main.csv",
+            "results/{analysis}/tables/table1_main.csv",
             caption="report/cot_loadbearing/table1.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table1_tex="results/cot_loadbearing/tables/table1_main.tex",
-        models_tex="results/cot_loadbearing/tables/model_comparison.tex",
+        table1_tex="results/{analysis}/tables/table1_main.tex",
+        models_tex="results/{analysis}/tables/model_comparison.tex",
         table2=report(
-            "results/cot_loadbearing/tables/table2_decoupling.csv",
+            "results/{analysis}/tables/table2_decoupling.csv",
             caption="report/cot_loadbearing/table2.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table2_tex="results/cot_loadbearing/tables/table2_decoupling.tex",
+        table2_tex="results/{analysis}/tables/table2_decoupling.tex",
     log:
-        "results/logs/cot_loadbearing/shares.log",
+        "results/logs/{analysis}/shares.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/shares.tsv"
+        "results/benchmarks/{analysis}/shares.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -102,57 +110,59 @@ rule tabulate_cot_loadbearing_shares:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        production=COT["production_variant"],
-        n_boot=COT["bootstrap"]["n_boot"],
-        seed=COT["bootstrap"]["seed"],
-        simulated=cot_loadbearing_simulated(),
-        main_model=COT["main_model"],
-        decoupling_subject=COT["decoupling_subject"],
-        min_n=COT["min_n"],
+        production=setting("production_variant"),
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        simulated=is_simulated,
+        main_model=setting("main_model"),
+        decoupling_subject=setting("decoupling_subject"),
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/shares.py"
 
 
 rule tabulate_cot_loadbearing_gradients:
     input:
-        db="results/cot_loadbearing/cot_loadbearing.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         position=report(
-            "results/cot_loadbearing/tables/position.csv",
+            "results/{analysis}/tables/position.csv",
             caption="report/cot_loadbearing/position.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Gradients",
         ),
         trend=report(
-            "results/cot_loadbearing/tables/position_trend.csv",
+            "results/{analysis}/tables/position_trend.csv",
             caption="report/cot_loadbearing/position_trend.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Gradients",
         ),
         remaining=report(
-            "results/cot_loadbearing/tables/remaining_steps.csv",
+            "results/{analysis}/tables/remaining_steps.csv",
             caption="report/cot_loadbearing/remaining_steps.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Gradients",
         ),
         strength=report(
-            "results/cot_loadbearing/tables/strength.csv",
+            "results/{analysis}/tables/strength.csv",
             caption="report/cot_loadbearing/strength.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Gradients",
         ),
-        strength_tex="results/cot_loadbearing/tables/strength.tex",
+        strength_tex="results/{analysis}/tables/strength.tex",
         subjects=report(
-            "results/cot_loadbearing/tables/mmlu_subjects.csv",
+            "results/{analysis}/tables/mmlu_subjects.csv",
             caption="report/cot_loadbearing/mmlu_subjects.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Gradients",
         ),
-        subject_summary="results/cot_loadbearing/tables/mmlu_subject_spread.csv",
+        subject_summary="results/{analysis}/tables/mmlu_subject_spread.csv",
     log:
-        "results/logs/cot_loadbearing/gradients.log",
+        "results/logs/{analysis}/gradients.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/gradients.tsv"
+        "results/benchmarks/{analysis}/gradients.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -160,43 +170,45 @@ rule tabulate_cot_loadbearing_gradients:
         mem_mb=job_mem_mb(900, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        production=COT["production_variant"],
-        n_boot=COT["bootstrap"]["n_boot"],
-        seed=COT["bootstrap"]["seed"],
-        simulated=cot_loadbearing_simulated(),
-        remaining_bins=COT["remaining_bins"],
-        min_subject_n=COT["min_subject_n"],
+        production=setting("production_variant"),
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        simulated=is_simulated,
+        remaining_bins=setting("remaining_bins"),
+        min_subject_n=setting("min_subject_n"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/gradients.py"
 
 
 rule tabulate_cot_loadbearing_labelling:
     input:
-        db="results/cot_loadbearing/cot_loadbearing.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         confusion=report(
-            "results/cot_loadbearing/tables/rule_vs_judge_confusion.csv",
+            "results/{analysis}/tables/rule_vs_judge_confusion.csv",
             caption="report/cot_loadbearing/confusion.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Labelling",
         ),
         agreement=report(
-            "results/cot_loadbearing/tables/rule_vs_judge_agreement.csv",
+            "results/{analysis}/tables/rule_vs_judge_agreement.csv",
             caption="report/cot_loadbearing/agreement.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Labelling",
         ),
         judge=report(
-            "results/cot_loadbearing/tables/judge_sensitivity.csv",
+            "results/{analysis}/tables/judge_sensitivity.csv",
             caption="report/cot_loadbearing/judge_sensitivity.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Labelling",
         ),
-        judge_summary="results/cot_loadbearing/tables/judge_sensitivity_summary.csv",
+        judge_summary="results/{analysis}/tables/judge_sensitivity_summary.csv",
     log:
-        "results/logs/cot_loadbearing/labelling.log",
+        "results/logs/{analysis}/labelling.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/labelling.tsv"
+        "results/benchmarks/{analysis}/labelling.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -204,26 +216,28 @@ rule tabulate_cot_loadbearing_labelling:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        production=COT["production_variant"],
+        production=setting("production_variant"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/labelling.py"
 
 
 rule fit_cot_loadbearing_ordinal:
     input:
-        db="results/cot_loadbearing/cot_loadbearing.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         table=report(
-            "results/cot_loadbearing/tables/table5_deviance.csv",
+            "results/{analysis}/tables/table5_deviance.csv",
             caption="report/cot_loadbearing/table5.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table_tex="results/cot_loadbearing/tables/table5_deviance.tex",
+        table_tex="results/{analysis}/tables/table5_deviance.tex",
     log:
-        "results/logs/cot_loadbearing/ordinal.log",
+        "results/logs/{analysis}/ordinal.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/ordinal.tsv"
+        "results/benchmarks/{analysis}/ordinal.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -231,53 +245,55 @@ rule fit_cot_loadbearing_ordinal:
         mem_mb=job_mem_mb(1200, 60),
         runtime=job_runtime(60, 2),
     params:
-        production=COT["production_variant"],
-        pool_model=COT["main_model"],
-        simulated=cot_loadbearing_simulated(),
+        production=setting("production_variant"),
+        pool_model=setting("main_model"),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/cot_loadbearing/ordinal.py"
 
 
 rule plot_cot_loadbearing_figures:
     input:
-        table1="results/cot_loadbearing/tables/table1_main.csv",
-        position="results/cot_loadbearing/tables/position.csv",
-        remaining="results/cot_loadbearing/tables/remaining_steps.csv",
-        subjects="results/cot_loadbearing/tables/mmlu_subjects.csv",
-        judge="results/cot_loadbearing/tables/judge_sensitivity.csv",
+        table1="results/{analysis}/tables/table1_main.csv",
+        position="results/{analysis}/tables/position.csv",
+        remaining="results/{analysis}/tables/remaining_steps.csv",
+        subjects="results/{analysis}/tables/mmlu_subjects.csv",
+        judge="results/{analysis}/tables/judge_sensitivity.csv",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         shares_png=report(
-            "results/cot_loadbearing/figures/shares.png",
+            "results/{analysis}/figures/shares.png",
             caption="report/cot_loadbearing/fig_shares.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        shares_pdf="results/cot_loadbearing/figures/shares.pdf",
+        shares_pdf="results/{analysis}/figures/shares.pdf",
         gradients_png=report(
-            "results/cot_loadbearing/figures/gradients.png",
+            "results/{analysis}/figures/gradients.png",
             caption="report/cot_loadbearing/fig_gradients.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        gradients_pdf="results/cot_loadbearing/figures/gradients.pdf",
+        gradients_pdf="results/{analysis}/figures/gradients.pdf",
         subjects_png=report(
-            "results/cot_loadbearing/figures/mmlu_subjects.png",
+            "results/{analysis}/figures/mmlu_subjects.png",
             caption="report/cot_loadbearing/fig_mmlu_subjects.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        subjects_pdf="results/cot_loadbearing/figures/mmlu_subjects.pdf",
+        subjects_pdf="results/{analysis}/figures/mmlu_subjects.pdf",
         judge_png=report(
-            "results/cot_loadbearing/figures/judge_sensitivity.png",
+            "results/{analysis}/figures/judge_sensitivity.png",
             caption="report/cot_loadbearing/fig_judge_sensitivity.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Figures",
         ),
-        judge_pdf="results/cot_loadbearing/figures/judge_sensitivity.pdf",
+        judge_pdf="results/{analysis}/figures/judge_sensitivity.pdf",
     log:
-        "results/logs/cot_loadbearing/figures.log",
+        "results/logs/{analysis}/figures.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/figures.tsv"
+        "results/benchmarks/{analysis}/figures.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -285,37 +301,39 @@ rule plot_cot_loadbearing_figures:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=cot_loadbearing_simulated(),
-        main_model=COT["main_model"],
+        simulated=is_simulated,
+        main_model=setting("main_model"),
     script:
         "../scripts/rederive/studies/cot_loadbearing/figures.py"
 
 
 rule check_cot_loadbearing_published:
     input:
-        power="results/cot_loadbearing/tables/power.csv",
-        table1="results/cot_loadbearing/tables/table1_main.csv",
-        table2="results/cot_loadbearing/tables/table2_decoupling.csv",
-        table5="results/cot_loadbearing/tables/table5_deviance.csv",
-        position="results/cot_loadbearing/tables/position.csv",
-        trend="results/cot_loadbearing/tables/position_trend.csv",
-        remaining="results/cot_loadbearing/tables/remaining_steps.csv",
-        strength="results/cot_loadbearing/tables/strength.csv",
-        subject_summary="results/cot_loadbearing/tables/mmlu_subject_spread.csv",
-        judge_summary="results/cot_loadbearing/tables/judge_sensitivity_summary.csv",
-        published=cot_loadbearing_published,
+        power="results/{analysis}/tables/power.csv",
+        table1="results/{analysis}/tables/table1_main.csv",
+        table2="results/{analysis}/tables/table2_decoupling.csv",
+        table5="results/{analysis}/tables/table5_deviance.csv",
+        position="results/{analysis}/tables/position.csv",
+        trend="results/{analysis}/tables/position_trend.csv",
+        remaining="results/{analysis}/tables/remaining_steps.csv",
+        strength="results/{analysis}/tables/strength.csv",
+        subject_summary="results/{analysis}/tables/mmlu_subject_spread.csv",
+        judge_summary="results/{analysis}/tables/judge_sensitivity_summary.csv",
+        published=published_files,
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     output:
         csv=report(
-            "results/cot_loadbearing/check/published_check.csv",
+            "results/{analysis}/check/published_check.csv",
             caption="report/cot_loadbearing/check.rst",
-            category="CoT load-bearing",
+            category="{analysis}",
             subcategory="Published check",
         ),
-        md="results/cot_loadbearing/check/published_check.md",
+        md="results/{analysis}/check/published_check.md",
     log:
-        "results/logs/cot_loadbearing/check.log",
+        "results/logs/{analysis}/check.log",
     benchmark:
-        "results/benchmarks/cot_loadbearing/check.tsv"
+        "results/benchmarks/{analysis}/check.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -323,9 +341,51 @@ rule check_cot_loadbearing_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        power=COT["power"],
-        simulated=cot_loadbearing_simulated(),
-        decoupling_subject=COT["decoupling_subject"],
-        published_dir=str(raw_dir("cot_loadbearing") / "published"),
+        power=setting("power"),
+        simulated=is_simulated,
+        decoupling_subject=setting("decoupling_subject"),
+        published_dir=published_dir,
     script:
         "../scripts/rederive/studies/cot_loadbearing/check.py"
+
+
+rule estimate_cot_loadbearing_power:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+        table2="results/{analysis}/tables/table2_decoupling.csv",
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
+    output:
+        power=report(
+            "results/{analysis}/tables/power.csv",
+            caption="report/cot_loadbearing/power.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+        curve="results/{analysis}/tables/power_mde_curve.csv",
+    log:
+        "results/logs/{analysis}/power.log",
+    benchmark:
+        "results/benchmarks/{analysis}/power.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
+    params:
+        power=setting("power"),
+        fdr_q=setting("fdr_q"),
+        production=setting("production_variant"),
+        subject=setting("decoupling_subject"),
+    script:
+        "../scripts/rederive/studies/cot_loadbearing/power.py"
+
+
+register_kind(
+    "cot_loadbearing",
+    runs=cot_loadbearing_runs,
+    targets=cot_loadbearing_targets,
+    power_title="CoT load-bearing, numeric vs text perturbation",
+    power_unit="problems",
+)

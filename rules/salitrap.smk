@@ -1,5 +1,6 @@
-# Study `salitrap` (seed paper 000): ingest the run files in batches, build the
-# warehouse, Tables 1-3, data quality, published check. Config: config/salitrap.yaml.
+# Kind `salitrap` (seed paper 000): ingest the run files in batches, build the
+# warehouse, Tables 1-3 and 5-7, comparisons, IRT, failure sets, density, figures,
+# power, published check. Options: config/kinds/salitrap.yaml.
 
 
 include: "salitrap_helpers.smk"
@@ -7,13 +8,15 @@ include: "salitrap_helpers.smk"
 
 rule ingest_salitrap_items:
     input:
-        items_jsonl=raw_dir("salitrap") / "items.jsonl",
+        items_jsonl=raw_file("items.jsonl"),
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
-        item_table="results/salitrap/items.parquet",
+        item_table="results/{analysis}/items.parquet",
     log:
-        "results/logs/salitrap/ingest_items.log",
+        "results/logs/{analysis}/ingest_items.log",
     benchmark:
-        "results/benchmarks/salitrap/ingest_items.tsv"
+        "results/benchmarks/{analysis}/ingest_items.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -21,21 +24,23 @@ rule ingest_salitrap_items:
         mem_mb=job_mem_mb(400, 20),
         runtime=job_runtime(10, 0.5),
     params:
-        dimensions=SALITRAP["dimensions"],
+        dimensions=setting("dimensions"),
     script:
         "../scripts/rederive/studies/salitrap/items.py"
 
 
 rule ingest_salitrap_batch:
     input:
-        runs=batch_run_files("salitrap"),
-        item_table="results/salitrap/items.parquet",
+        runs=batch_run_files,
+        item_table="results/{analysis}/items.parquet",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
-        ingested=directory("results/salitrap/ingested/{batch}"),
+        ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
-        "results/logs/salitrap/ingest/{batch}.log",
+        "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/salitrap/ingest/{batch}.tsv"
+        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -43,26 +48,28 @@ rule ingest_salitrap_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=batch_runs("salitrap"),
-        valid_labels=SALITRAP["labels"]["valid"],
-        invalid_labels=SALITRAP["labels"]["invalid"],
-        conditions=SALITRAP["conditions"],
-        dimensions=SALITRAP["dimensions"],
+        runs=batch_runs,
+        valid_labels=setting("labels", "valid"),
+        invalid_labels=setting("labels", "invalid"),
+        conditions=setting("conditions"),
+        dimensions=setting("dimensions"),
     script:
         "../scripts/rederive/studies/salitrap/ingest.py"
 
 
 rule build_salitrap_warehouse:
     input:
-        item_table="results/salitrap/items.parquet",
-        ingested=ingested_batches("salitrap"),
-        models=salitrap_models_csv,
+        item_table="results/{analysis}/items.parquet",
+        ingested=ingested_batches,
+        models=optional_raw_file("models.csv"),
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
     log:
-        "results/logs/salitrap/warehouse.log",
+        "results/logs/{analysis}/warehouse.log",
     benchmark:
-        "results/benchmarks/salitrap/warehouse.tsv"
+        "results/benchmarks/{analysis}/warehouse.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -75,39 +82,41 @@ rule build_salitrap_warehouse:
 
 rule tabulate_salitrap_main:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         table1_csv=report(
-            "results/salitrap/tables/table1_tar_hfr.csv",
+            "results/{analysis}/tables/table1_tar_hfr.csv",
             caption="report/salitrap/table1.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table1_tex="results/salitrap/tables/table1_tar_hfr.tex",
+        table1_tex="results/{analysis}/tables/table1_tar_hfr.tex",
         table2_csv=report(
-            "results/salitrap/tables/table2_scr_si.csv",
+            "results/{analysis}/tables/table2_scr_si.csv",
             caption="report/salitrap/table2.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table2_tex="results/salitrap/tables/table2_scr_si.tex",
+        table2_tex="results/{analysis}/tables/table2_scr_si.tex",
         table3_csv=report(
-            "results/salitrap/tables/table3_dataset.csv",
+            "results/{analysis}/tables/table3_dataset.csv",
             caption="report/salitrap/table3.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table3_tex="results/salitrap/tables/table3_dataset.tex",
+        table3_tex="results/{analysis}/tables/table3_dataset.tex",
         quality=report(
-            "results/salitrap/tables/data_quality.csv",
+            "results/{analysis}/tables/data_quality.csv",
             caption="report/salitrap/data_quality.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Data quality",
         ),
     log:
-        "results/logs/salitrap/tabulate_main.log",
+        "results/logs/{analysis}/tabulate_main.log",
     benchmark:
-        "results/benchmarks/salitrap/tabulate_main.tsv"
+        "results/benchmarks/{analysis}/tabulate_main.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -115,38 +124,41 @@ rule tabulate_salitrap_main:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        dimensions=SALITRAP["dimensions"],
-        bootstrap=SALITRAP["bootstrap"],
-        metrics=SALITRAP["metrics"],
-        raw_dir=SALITRAP["raw_dir"],
-        min_n=SALITRAP["min_n"],
+        dimensions=setting("dimensions"),
+        bootstrap=setting("bootstrap"),
+        metrics=setting("metrics"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/tables.py"
 
 
 rule check_salitrap_published:
     input:
-        power="results/salitrap/tables/power.csv",
-        table1="results/salitrap/tables/table1_tar_hfr.csv",
-        table2="results/salitrap/tables/table2_scr_si.csv",
-        table3="results/salitrap/tables/table3_dataset.csv",
-        table6="results/salitrap/tables/table6_liberation.csv",
-        table7="results/salitrap/tables/table7_interventions.csv",
-        failure_pairs="results/salitrap/tables/failure_pairs.csv",
-        table5="results/salitrap/tables/table5_pairs.csv",
-        failed_by_all="results/salitrap/tables/failed_by_all.csv",
+        power="results/{analysis}/tables/power.csv",
+        table1="results/{analysis}/tables/table1_tar_hfr.csv",
+        table2="results/{analysis}/tables/table2_scr_si.csv",
+        table3="results/{analysis}/tables/table3_dataset.csv",
+        table6="results/{analysis}/tables/table6_liberation.csv",
+        table7="results/{analysis}/tables/table7_interventions.csv",
+        failure_pairs="results/{analysis}/tables/failure_pairs.csv",
+        table5="results/{analysis}/tables/table5_pairs.csv",
+        failed_by_all="results/{analysis}/tables/failed_by_all.csv",
+        published=published_files,
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         csv=report(
-            "results/salitrap/check/published_check.csv",
+            "results/{analysis}/check/published_check.csv",
             caption="report/salitrap/check.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Published check",
         ),
-        md="results/salitrap/check/published_check.md",
+        md="results/{analysis}/check/published_check.md",
     log:
-        "results/logs/salitrap/check_published.log",
+        "results/logs/{analysis}/check_published.log",
     benchmark:
-        "results/benchmarks/salitrap/check_published.tsv"
+        "results/benchmarks/{analysis}/check_published.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -154,29 +166,31 @@ rule check_salitrap_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        power=SALITRAP["power"],
-        published_dir=str(raw_dir("salitrap") / "published"),
-        raw_dir=SALITRAP["raw_dir"],
-        tolerance=SALITRAP["check"]["tolerance"],
+        power=setting("power"),
+        published_dir=published_dir,
+        simulated=is_simulated,
+        tolerance=setting("check", "tolerance"),
     script:
         "../scripts/rederive/studies/salitrap/check.py"
 
 
 rule tabulate_salitrap_liberation:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         csv=report(
-            "results/salitrap/tables/table6_liberation.csv",
+            "results/{analysis}/tables/table6_liberation.csv",
             caption="report/salitrap/table6.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex="results/salitrap/tables/table6_liberation.tex",
+        tex="results/{analysis}/tables/table6_liberation.tex",
     log:
-        "results/logs/salitrap/tabulate_liberation.log",
+        "results/logs/{analysis}/tabulate_liberation.log",
     benchmark:
-        "results/benchmarks/salitrap/tabulate_liberation.tsv"
+        "results/benchmarks/{analysis}/tabulate_liberation.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -184,32 +198,34 @@ rule tabulate_salitrap_liberation:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        dimensions=SALITRAP["dimensions"],
-        conditions=SALITRAP["liberation"]["conditions"],
-        sc_label=SALITRAP["liberation"]["sc_label"],
-        pass_labels=SALITRAP["metrics"]["TAR"]["numerator"],
-        bootstrap=SALITRAP["bootstrap"],
-        raw_dir=SALITRAP["raw_dir"],
-        min_n=SALITRAP["min_n"],
+        dimensions=setting("dimensions"),
+        conditions=setting("liberation", "conditions"),
+        sc_label=setting("liberation", "sc_label"),
+        pass_labels=setting("metrics", "TAR", "numerator"),
+        bootstrap=setting("bootstrap"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/liberation.py"
 
 
 rule tabulate_salitrap_interventions:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         csv=report(
-            "results/salitrap/tables/table7_interventions.csv",
+            "results/{analysis}/tables/table7_interventions.csv",
             caption="report/salitrap/table7.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        tex="results/salitrap/tables/table7_interventions.tex",
+        tex="results/{analysis}/tables/table7_interventions.tex",
     log:
-        "results/logs/salitrap/tabulate_interventions.log",
+        "results/logs/{analysis}/tabulate_interventions.log",
     benchmark:
-        "results/benchmarks/salitrap/tabulate_interventions.tsv"
+        "results/benchmarks/{analysis}/tabulate_interventions.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -217,35 +233,37 @@ rule tabulate_salitrap_interventions:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        conditions=SALITRAP["interventions"]["conditions"],
-        metrics=SALITRAP["metrics"],
-        bootstrap=SALITRAP["bootstrap"],
-        raw_dir=SALITRAP["raw_dir"],
-        min_n=SALITRAP["min_n"],
+        conditions=setting("interventions", "conditions"),
+        metrics=setting("metrics"),
+        bootstrap=setting("bootstrap"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/interventions.py"
 
 
 rule analyse_salitrap_density:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         rates=report(
-            "results/salitrap/tables/density_rates.csv",
+            "results/{analysis}/tables/density_rates.csv",
             caption="report/salitrap/density_rates.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Distractor density",
         ),
         slopes=report(
-            "results/salitrap/tables/density_slopes.csv",
+            "results/{analysis}/tables/density_slopes.csv",
             caption="report/salitrap/density_slopes.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Distractor density",
         ),
     log:
-        "results/logs/salitrap/analyse_density.log",
+        "results/logs/{analysis}/analyse_density.log",
     benchmark:
-        "results/benchmarks/salitrap/analyse_density.tsv"
+        "results/benchmarks/{analysis}/analyse_density.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -253,38 +271,40 @@ rule analyse_salitrap_density:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        dimensions=SALITRAP["dimensions"],
-        metrics=SALITRAP["metrics"],
-        metric_names=SALITRAP["density"]["metrics"],
-        low=SALITRAP["density"]["low"],
-        high=SALITRAP["density"]["high"],
-        bootstrap=SALITRAP["bootstrap"],
-        min_n=SALITRAP["min_n"],
+        dimensions=setting("dimensions"),
+        metrics=setting("metrics"),
+        metric_names=setting("density", "metrics"),
+        low=setting("density", "low"),
+        high=setting("density", "high"),
+        bootstrap=setting("bootstrap"),
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/density.py"
 
 
 rule compare_salitrap_models:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         pairs=report(
-            "results/salitrap/tables/pairwise_tar.csv",
+            "results/{analysis}/tables/pairwise_tar.csv",
             caption="report/salitrap/pairwise.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Model comparisons",
         ),
         ranking=report(
-            "results/salitrap/tables/ranking.csv",
+            "results/{analysis}/tables/ranking.csv",
             caption="report/salitrap/ranking.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Model comparisons",
         ),
-        ranking_tex="results/salitrap/tables/ranking.tex",
+        ranking_tex="results/{analysis}/tables/ranking.tex",
     log:
-        "results/logs/salitrap/compare_models.log",
+        "results/logs/{analysis}/compare_models.log",
     benchmark:
-        "results/benchmarks/salitrap/compare_models.tsv"
+        "results/benchmarks/{analysis}/compare_models.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -292,29 +312,31 @@ rule compare_salitrap_models:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        metrics=SALITRAP["metrics"],
-        q=SALITRAP["comparisons"]["fdr_q"],
-        bootstrap=SALITRAP["bootstrap"],
-        raw_dir=SALITRAP["raw_dir"],
-        min_n=SALITRAP["min_n"],
+        metrics=setting("metrics"),
+        q=setting("fdr_q"),
+        bootstrap=setting("bootstrap"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/comparisons.py"
 
 
 rule tabulate_salitrap_labels:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         csv=report(
-            "results/salitrap/tables/label_distribution.csv",
+            "results/{analysis}/tables/label_distribution.csv",
             caption="report/salitrap/label_distribution.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Overview",
         ),
     log:
-        "results/logs/salitrap/tabulate_labels.log",
+        "results/logs/{analysis}/tabulate_labels.log",
     benchmark:
-        "results/benchmarks/salitrap/tabulate_labels.tsv"
+        "results/benchmarks/{analysis}/tabulate_labels.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -322,35 +344,37 @@ rule tabulate_salitrap_labels:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        metrics=SALITRAP["metrics"],
-        valid_labels=SALITRAP["labels"]["valid"],
+        metrics=setting("metrics"),
+        valid_labels=setting("labels", "valid"),
     script:
         "../scripts/rederive/studies/salitrap/distribution.py"
 
 
 rule plot_salitrap_density:
     input:
-        rates="results/salitrap/tables/density_rates.csv",
-        slopes="results/salitrap/tables/density_slopes.csv",
+        rates="results/{analysis}/tables/density_rates.csv",
+        slopes="results/{analysis}/tables/density_slopes.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         fig6_png=report(
-            "results/salitrap/figures/fig6_density.png",
+            "results/{analysis}/figures/fig6_density.png",
             caption="report/salitrap/fig6.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Distractor density",
         ),
-        fig6_pdf="results/salitrap/figures/fig6_density.pdf",
+        fig6_pdf="results/{analysis}/figures/fig6_density.pdf",
         fig12_png=report(
-            "results/salitrap/figures/fig12_density_by_dimension.png",
+            "results/{analysis}/figures/fig12_density_by_dimension.png",
             caption="report/salitrap/fig12.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Distractor density",
         ),
-        fig12_pdf="results/salitrap/figures/fig12_density_by_dimension.pdf",
+        fig12_pdf="results/{analysis}/figures/fig12_density_by_dimension.pdf",
     log:
-        "results/logs/salitrap/plot_density.log",
+        "results/logs/{analysis}/plot_density.log",
     benchmark:
-        "results/benchmarks/salitrap/plot_density.tsv"
+        "results/benchmarks/{analysis}/plot_density.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -358,34 +382,36 @@ rule plot_salitrap_density:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=salitrap_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/salitrap/figures_density.py"
 
 
 rule plot_salitrap_experiments:
     input:
-        table6="results/salitrap/tables/table6_liberation.csv",
-        table7="results/salitrap/tables/table7_interventions.csv",
+        table6="results/{analysis}/tables/table6_liberation.csv",
+        table7="results/{analysis}/tables/table7_interventions.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         fig7_png=report(
-            "results/salitrap/figures/fig7_liberation.png",
+            "results/{analysis}/figures/fig7_liberation.png",
             caption="report/salitrap/fig7.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Liberation and interventions",
         ),
-        fig7_pdf="results/salitrap/figures/fig7_liberation.pdf",
+        fig7_pdf="results/{analysis}/figures/fig7_liberation.pdf",
         fig8_png=report(
-            "results/salitrap/figures/fig8_interventions.png",
+            "results/{analysis}/figures/fig8_interventions.png",
             caption="report/salitrap/fig8.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Liberation and interventions",
         ),
-        fig8_pdf="results/salitrap/figures/fig8_interventions.pdf",
+        fig8_pdf="results/{analysis}/figures/fig8_interventions.pdf",
     log:
-        "results/logs/salitrap/plot_experiments.log",
+        "results/logs/{analysis}/plot_experiments.log",
     benchmark:
-        "results/benchmarks/salitrap/plot_experiments.tsv"
+        "results/benchmarks/{analysis}/plot_experiments.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -393,26 +419,28 @@ rule plot_salitrap_experiments:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=salitrap_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/salitrap/figures_experiments.py"
 
 
 rule plot_salitrap_overview:
     input:
-        distribution="results/salitrap/tables/label_distribution.csv",
+        distribution="results/{analysis}/tables/label_distribution.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         overview_png=report(
-            "results/salitrap/figures/overview_labels.png",
+            "results/{analysis}/figures/overview_labels.png",
             caption="report/salitrap/fig_overview.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Overview",
         ),
-        overview_pdf="results/salitrap/figures/overview_labels.pdf",
+        overview_pdf="results/{analysis}/figures/overview_labels.pdf",
     log:
-        "results/logs/salitrap/plot_overview.log",
+        "results/logs/{analysis}/plot_overview.log",
     benchmark:
-        "results/benchmarks/salitrap/plot_overview.tsv"
+        "results/benchmarks/{analysis}/plot_overview.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -420,40 +448,42 @@ rule plot_salitrap_overview:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=salitrap_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/salitrap/figure_overview.py"
 
 
 rule analyse_salitrap_failure_sets:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         pairs=report(
-            "results/salitrap/tables/failure_pairs.csv",
+            "results/{analysis}/tables/failure_pairs.csv",
             caption="report/salitrap/failure_pairs.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Failure sets",
         ),
         table5=report(
-            "results/salitrap/tables/table5_pairs.csv",
+            "results/{analysis}/tables/table5_pairs.csv",
             caption="report/salitrap/table5.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Tables",
         ),
-        table5_tex="results/salitrap/tables/table5_pairs.tex",
+        table5_tex="results/{analysis}/tables/table5_pairs.tex",
         failed_by_all=report(
-            "results/salitrap/tables/failed_by_all.csv",
+            "results/{analysis}/tables/failed_by_all.csv",
             caption="report/salitrap/failed_by_all.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Failure sets",
         ),
-        linkage="results/salitrap/tables/failure_linkage.csv",
-        order="results/salitrap/tables/failure_order.csv",
+        linkage="results/{analysis}/tables/failure_linkage.csv",
+        order="results/{analysis}/tables/failure_order.csv",
     log:
-        "results/logs/salitrap/analyse_failure_sets.log",
+        "results/logs/{analysis}/analyse_failure_sets.log",
     benchmark:
-        "results/benchmarks/salitrap/analyse_failure_sets.tsv"
+        "results/benchmarks/{analysis}/analyse_failure_sets.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -461,46 +491,48 @@ rule analyse_salitrap_failure_sets:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        metrics=SALITRAP["metrics"],
-        linkage=SALITRAP["failure_sets"]["linkage"],
-        n_pairs=SALITRAP["failure_sets"]["n_pairs"],
-        raw_dir=SALITRAP["raw_dir"],
-        min_n=SALITRAP["min_n"],
+        metrics=setting("metrics"),
+        linkage=setting("failure_sets", "linkage"),
+        n_pairs=setting("failure_sets", "n_pairs"),
+        simulated=is_simulated,
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/failure_sets.py"
 
 
 rule plot_salitrap_failure_sets:
     input:
-        pairs="results/salitrap/tables/failure_pairs.csv",
-        linkage="results/salitrap/tables/failure_linkage.csv",
-        order="results/salitrap/tables/failure_order.csv",
+        pairs="results/{analysis}/tables/failure_pairs.csv",
+        linkage="results/{analysis}/tables/failure_linkage.csv",
+        order="results/{analysis}/tables/failure_order.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         fig5_png=report(
-            "results/salitrap/figures/fig5_dendrogram.png",
+            "results/{analysis}/figures/fig5_dendrogram.png",
             caption="report/salitrap/fig5.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Failure sets",
         ),
-        fig5_pdf="results/salitrap/figures/fig5_dendrogram.pdf",
+        fig5_pdf="results/{analysis}/figures/fig5_dendrogram.pdf",
         fig10_png=report(
-            "results/salitrap/figures/fig10_co_failure.png",
+            "results/{analysis}/figures/fig10_co_failure.png",
             caption="report/salitrap/fig10.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Failure sets",
         ),
-        fig10_pdf="results/salitrap/figures/fig10_co_failure.pdf",
+        fig10_pdf="results/{analysis}/figures/fig10_co_failure.pdf",
         fig11_png=report(
-            "results/salitrap/figures/fig11_jaccard.png",
+            "results/{analysis}/figures/fig11_jaccard.png",
             caption="report/salitrap/fig11.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="Failure sets",
         ),
-        fig11_pdf="results/salitrap/figures/fig11_jaccard.pdf",
+        fig11_pdf="results/{analysis}/figures/fig11_jaccard.pdf",
     log:
-        "results/logs/salitrap/plot_failure_sets.log",
+        "results/logs/{analysis}/plot_failure_sets.log",
     benchmark:
-        "results/benchmarks/salitrap/plot_failure_sets.tsv"
+        "results/benchmarks/{analysis}/plot_failure_sets.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -508,33 +540,35 @@ rule plot_salitrap_failure_sets:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=salitrap_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/salitrap/figures_failure_sets.py"
 
 
 rule fit_salitrap_irt:
     input:
-        db="results/salitrap/salitrap.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         item_params=report(
-            "results/salitrap/tables/irt_items.csv",
+            "results/{analysis}/tables/irt_items.csv",
             caption="report/salitrap/irt_items.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="IRT",
         ),
         model_params=report(
-            "results/salitrap/tables/irt_models.csv",
+            "results/{analysis}/tables/irt_models.csv",
             caption="report/salitrap/irt_models.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="IRT",
         ),
-        by_dimension="results/salitrap/tables/irt_difficulty_by_dimension.csv",
-        stats="results/salitrap/tables/irt_statistics.csv",
+        by_dimension="results/{analysis}/tables/irt_difficulty_by_dimension.csv",
+        stats="results/{analysis}/tables/irt_statistics.csv",
     log:
-        "results/logs/salitrap/fit_irt.log",
+        "results/logs/{analysis}/fit_irt.log",
     benchmark:
-        "results/benchmarks/salitrap/fit_irt.tsv"
+        "results/benchmarks/{analysis}/fit_irt.tsv"
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
     conda:
@@ -544,47 +578,49 @@ rule fit_salitrap_irt:
         mem_mb=job_mem_mb(1200, 60),
         runtime=job_runtime(60, 2),
     params:
-        dimensions=SALITRAP["dimensions"],
-        metrics=SALITRAP["metrics"],
-        epochs=SALITRAP["irt"]["epochs"],
-        lr=SALITRAP["irt"]["lr"],
-        lr_decay=SALITRAP["irt"]["lr_decay"],
-        tol=SALITRAP["irt"]["tol"],
-        priors=SALITRAP["irt"]["priors"],
-        seed=SALITRAP["irt"]["seed"],
-        n_boot=SALITRAP["irt"]["n_boot"],
-        warm_start=SALITRAP["irt"]["warm_start"],
-        warm_start_file="results/salitrap/cache/irt_warm_start.csv",
-        level=SALITRAP["bootstrap"]["level"],
-        min_n=SALITRAP["min_n"],
+        dimensions=setting("dimensions"),
+        metrics=setting("metrics"),
+        epochs=setting("irt", "epochs"),
+        lr=setting("irt", "lr"),
+        lr_decay=setting("irt", "lr_decay"),
+        tol=setting("irt", "tol"),
+        priors=setting("irt", "priors"),
+        seed=setting("irt", "seed"),
+        n_boot=setting("irt", "n_boot"),
+        warm_start=setting("irt", "warm_start"),
+        warm_start_file=lambda w: f"results/{w.analysis}/cache/irt_warm_start.csv",
+        level=setting("bootstrap", "level"),
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 
 
 rule plot_salitrap_irt:
     input:
-        item_params="results/salitrap/tables/irt_items.csv",
-        model_params="results/salitrap/tables/irt_models.csv",
-        stats="results/salitrap/tables/irt_statistics.csv",
+        item_params="results/{analysis}/tables/irt_items.csv",
+        model_params="results/{analysis}/tables/irt_models.csv",
+        stats="results/{analysis}/tables/irt_statistics.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     output:
         fig4_png=report(
-            "results/salitrap/figures/fig4_irt.png",
+            "results/{analysis}/figures/fig4_irt.png",
             caption="report/salitrap/fig4.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="IRT",
         ),
-        fig4_pdf="results/salitrap/figures/fig4_irt.pdf",
+        fig4_pdf="results/{analysis}/figures/fig4_irt.pdf",
         fig9_png=report(
-            "results/salitrap/figures/fig9_naturalness_difficulty.png",
+            "results/{analysis}/figures/fig9_naturalness_difficulty.png",
             caption="report/salitrap/fig9.rst",
-            category="SaliTrap",
+            category="{analysis}",
             subcategory="IRT",
         ),
-        fig9_pdf="results/salitrap/figures/fig9_naturalness_difficulty.pdf",
+        fig9_pdf="results/{analysis}/figures/fig9_naturalness_difficulty.pdf",
     log:
-        "results/logs/salitrap/plot_irt.log",
+        "results/logs/{analysis}/plot_irt.log",
     benchmark:
-        "results/benchmarks/salitrap/plot_irt.tsv"
+        "results/benchmarks/{analysis}/plot_irt.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -592,6 +628,47 @@ rule plot_salitrap_irt:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=salitrap_simulated(),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/salitrap/figures_irt.py"
+
+
+rule estimate_salitrap_power:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+        pairs="results/{analysis}/tables/pairwise_tar.csv",
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
+    output:
+        power=report(
+            "results/{analysis}/tables/power.csv",
+            caption="report/salitrap/power.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+        curve="results/{analysis}/tables/power_mde_curve.csv",
+    log:
+        "results/logs/{analysis}/power.log",
+    benchmark:
+        "results/benchmarks/{analysis}/power.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
+    params:
+        power=setting("power"),
+        fdr_q=setting("fdr_q"),
+        metrics=setting("metrics"),
+    script:
+        "../scripts/rederive/studies/salitrap/power.py"
+
+
+register_kind(
+    "salitrap",
+    runs=salitrap_runs,
+    targets=salitrap_targets,
+    power_title="SaliTrap model pairs (control TAR)",
+    power_unit="seed clusters",
+)

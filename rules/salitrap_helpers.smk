@@ -1,22 +1,9 @@
-# Input functions and targets of the salitrap rules (kept apart from the rules,
-# as `snakemake --lint` asks).
+# Targets and run discovery of the salitrap rules (kept apart from the rules, as
+# `snakemake --lint` asks). Functions take the analysis name.
 
 
-SALITRAP = config["salitrap"]
-
-
-def salitrap_runs():
-    return run_ids("salitrap")
-
-
-def salitrap_models_csv(wildcards):
-    path = raw_dir("salitrap") / "models.csv"
-    return [str(path)] if path.exists() else []
-
-
-def salitrap_simulated():
-    """The bundled default data is simulated (raw/salitrap/SIMULATED.md)."""
-    return (raw_dir("salitrap") / "SIMULATED.md").exists()
+def salitrap_runs(name):
+    return run_ids(name)
 
 
 SALITRAP_FIGURES = [
@@ -33,20 +20,21 @@ SALITRAP_FIGURES = [
 ]
 
 
-def salitrap_targets():
+def salitrap_targets(name):
+    tables = f"results/{name}/tables"
     return [
-        "results/salitrap/tables/power.csv",
-        "results/salitrap/figures/power_mde.png",
-        "results/salitrap/tables/table1_tar_hfr.csv",
-        "results/salitrap/check/published_check.md",
-        "results/salitrap/tables/pairwise_tar.csv",
-        "results/salitrap/tables/ranking.csv",
-        "results/salitrap/tables/table5_pairs.tex",
-        "results/salitrap/tables/table6_liberation.tex",
-        "results/salitrap/tables/table7_interventions.tex",
+        f"{tables}/power.csv",
+        f"results/{name}/figures/power_mde.png",
+        f"{tables}/table1_tar_hfr.csv",
+        f"results/{name}/check/published_check.md",
+        f"{tables}/pairwise_tar.csv",
+        f"{tables}/ranking.csv",
+        f"{tables}/table5_pairs.tex",
+        f"{tables}/table6_liberation.tex",
+        f"{tables}/table7_interventions.tex",
         *(
-            f"results/salitrap/figures/{name}.{ext}"
-            for name in SALITRAP_FIGURES
+            f"results/{name}/figures/{fig}.{ext}"
+            for fig in SALITRAP_FIGURES
             for ext in ("png", "pdf")
         ),
     ]

@@ -1,10 +1,10 @@
-# Cross-study outputs: one published-number check summary and the provenance
+# Outputs over every built analysis: one published-number check summary and the provenance
 # record (input hashes, package versions, git commit, config).
 
 
 rule summarize_published_checks:
     input:
-        checks=study_checks,
+        checks=analysis_checks,
     output:
         csv="results/summary/published_check.csv",
         html=report(
@@ -47,6 +47,7 @@ rule write_provenance:
         mem_mb=job_mem_mb(300),
         runtime=job_runtime(5, 0.05),
     params:
-        config=config,
+        analyses=lambda w: {name: ANALYSES[name] for name in BUILD},
+        settings=lambda w: {k: v for k, v in config.items() if k != "analyses"},
     script:
         "../scripts/rederive/provenance.py"

@@ -8,14 +8,16 @@ include: "tag_sycophancy_helpers.smk"
 
 rule ingest_tag_sycophancy_batch:
     input:
-        runs=batch_run_files("tag_sycophancy"),
-        item_file=raw_dir("tag_sycophancy") / "items.jsonl",
+        runs=batch_run_files,
+        item_file=raw_file("items.jsonl"),
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        ingested=directory("results/tag_sycophancy/ingested/{batch}"),
+        ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
-        "results/logs/tag_sycophancy/ingest/{batch}.log",
+        "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/ingest/{batch}.tsv"
+        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -23,25 +25,27 @@ rule ingest_tag_sycophancy_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
-        runs=batch_runs("tag_sycophancy"),
-        arms=TAGSYC["arms"],
-        endorse=TAGSYC["labelling"]["endorse"],
-        reject=TAGSYC["labelling"]["reject"],
+        runs=batch_runs,
+        arms=setting("arms"),
+        endorse=setting("labelling", "endorse"),
+        reject=setting("labelling", "reject"),
     script:
         "../scripts/rederive/studies/tag_sycophancy/ingest.py"
 
 
 rule build_tag_sycophancy_warehouse:
     input:
-        item_file=raw_dir("tag_sycophancy") / "items.jsonl",
-        ingested=ingested_batches("tag_sycophancy"),
-        models=tag_sycophancy_models_csv,
+        item_file=raw_file("items.jsonl"),
+        ingested=ingested_batches,
+        models=optional_raw_file("models.csv"),
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
     log:
-        "results/logs/tag_sycophancy/warehouse.log",
+        "results/logs/{analysis}/warehouse.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/warehouse.tsv"
+        "results/benchmarks/{analysis}/warehouse.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -54,16 +58,18 @@ rule build_tag_sycophancy_warehouse:
 
 rule tabulate_tag_sycophancy_effects:
     input:
-        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        table=tagsyc_report(f"{TAGSYC_TABLES}/tag_effects.csv", "tag_effects"),
-        tex=f"{TAGSYC_TABLES}/tag_effects.tex",
-        effects=tagsyc_report(f"{TAGSYC_TABLES}/arm_effects.csv", "arm_effects"),
-        cells=f"{TAGSYC_TABLES}/cell_counts.csv",
+        table=tagsyc_report("results/{analysis}/tables/tag_effects.csv", "tag_effects"),
+        tex="results/{analysis}/tables/tag_effects.tex",
+        effects=tagsyc_report("results/{analysis}/tables/arm_effects.csv", "arm_effects"),
+        cells="results/{analysis}/tables/cell_counts.csv",
     log:
-        "results/logs/tag_sycophancy/tabulate_effects.log",
+        "results/logs/{analysis}/tabulate_effects.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/tabulate_effects.tsv"
+        "results/benchmarks/{analysis}/tabulate_effects.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -71,38 +77,40 @@ rule tabulate_tag_sycophancy_effects:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        arms=TAGSYC["arms"],
-        n_boot=TAGSYC["bootstrap"]["n_boot"],
-        level=TAGSYC["bootstrap"]["level"],
-        seed=TAGSYC["bootstrap"]["seed"],
-        q=TAGSYC["fdr_q"],
-        floor_threshold=TAGSYC["floor_threshold"],
-        min_n=TAGSYC["min_n"],
-        simulated=tag_sycophancy_simulated(),
+        arms=setting("arms"),
+        n_boot=setting("bootstrap", "n_boot"),
+        level=setting("bootstrap", "level"),
+        seed=setting("bootstrap", "seed"),
+        q=setting("fdr_q"),
+        floor_threshold=setting("floor_threshold"),
+        min_n=setting("min_n"),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/tag_sycophancy/effects.py"
 
 
 rule tabulate_tag_sycophancy_panel:
     input:
-        db="results/tag_sycophancy/tag_sycophancy.duckdb",
-        table=f"{TAGSYC_TABLES}/tag_effects.csv",
-        effects=f"{TAGSYC_TABLES}/arm_effects.csv",
-        cells=f"{TAGSYC_TABLES}/cell_counts.csv",
+        db="results/{analysis}/{analysis}.duckdb",
+        table="results/{analysis}/tables/tag_effects.csv",
+        effects="results/{analysis}/tables/arm_effects.csv",
+        cells="results/{analysis}/tables/cell_counts.csv",
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        composition=tagsyc_report(f"{TAGSYC_TABLES}/composition.csv", "composition"),
-        trend=tagsyc_report(f"{TAGSYC_TABLES}/lineage_trend.csv", "lineage_trend"),
+        composition=tagsyc_report("results/{analysis}/tables/composition.csv", "composition"),
+        trend=tagsyc_report("results/{analysis}/tables/lineage_trend.csv", "lineage_trend"),
         lineages=tagsyc_report(
-            f"{TAGSYC_TABLES}/lineage_endpoints.csv", "lineage_endpoints"
+            "results/{analysis}/tables/lineage_endpoints.csv", "lineage_endpoints"
         ),
-        ablations=tagsyc_report(f"{TAGSYC_TABLES}/ablations.csv", "ablations"),
-        maybe=tagsyc_report(f"{TAGSYC_TABLES}/maybe.csv", "maybe"),
-        category=tagsyc_report(f"{TAGSYC_TABLES}/category_split.csv", "category_split"),
-        summary=tagsyc_report(f"{TAGSYC_TABLES}/panel_summary.csv", "panel_summary"),
+        ablations=tagsyc_report("results/{analysis}/tables/ablations.csv", "ablations"),
+        maybe=tagsyc_report("results/{analysis}/tables/maybe.csv", "maybe"),
+        category=tagsyc_report("results/{analysis}/tables/category_split.csv", "category_split"),
+        summary=tagsyc_report("results/{analysis}/tables/panel_summary.csv", "panel_summary"),
     log:
-        "results/logs/tag_sycophancy/tabulate_panel.log",
+        "results/logs/{analysis}/tabulate_panel.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/tabulate_panel.tsv"
+        "results/benchmarks/{analysis}/tabulate_panel.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -110,24 +118,26 @@ rule tabulate_tag_sycophancy_panel:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        q=TAGSYC["fdr_q"],
-        rubber_stamp_threshold=TAGSYC["rubber_stamp_threshold"],
-        min_models_per_lineage=TAGSYC["trend"]["min_models_per_lineage"],
-        exclude_floor_limited=TAGSYC["trend"]["exclude_floor_limited"],
+        q=setting("fdr_q"),
+        rubber_stamp_threshold=setting("rubber_stamp_threshold"),
+        min_models_per_lineage=setting("trend", "min_models_per_lineage"),
+        exclude_floor_limited=setting("trend", "exclude_floor_limited"),
     script:
         "../scripts/rederive/studies/tag_sycophancy/panel.py"
 
 
 rule tabulate_tag_sycophancy_audit:
     input:
-        db="results/tag_sycophancy/tag_sycophancy.duckdb",
+        db="results/{analysis}/{analysis}.duckdb",
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        tokens=tagsyc_report(f"{TAGSYC_TABLES}/leading_tokens.csv", "leading_tokens"),
-        quality=tagsyc_report(f"{TAGSYC_TABLES}/data_quality.csv", "data_quality"),
+        tokens=tagsyc_report("results/{analysis}/tables/leading_tokens.csv", "leading_tokens"),
+        quality=tagsyc_report("results/{analysis}/tables/data_quality.csv", "data_quality"),
     log:
-        "results/logs/tag_sycophancy/tabulate_audit.log",
+        "results/logs/{analysis}/tabulate_audit.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/tabulate_audit.tsv"
+        "results/benchmarks/{analysis}/tabulate_audit.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -135,28 +145,31 @@ rule tabulate_tag_sycophancy_audit:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        endorse=TAGSYC["labelling"]["endorse"],
-        reject=TAGSYC["labelling"]["reject"],
+        endorse=setting("labelling", "endorse"),
+        reject=setting("labelling", "reject"),
     script:
         "../scripts/rederive/studies/tag_sycophancy/audit.py"
 
 
 rule plot_tag_sycophancy_figures:
     input:
-        table=f"{TAGSYC_TABLES}/tag_effects.csv",
-        effects=f"{TAGSYC_TABLES}/arm_effects.csv",
-        trend=f"{TAGSYC_TABLES}/lineage_trend.csv",
-        maybe=f"{TAGSYC_TABLES}/maybe.csv",
-        summary=f"{TAGSYC_TABLES}/panel_summary.csv",
+        table="results/{analysis}/tables/tag_effects.csv",
+        effects="results/{analysis}/tables/arm_effects.csv",
+        trend="results/{analysis}/tables/lineage_trend.csv",
+        maybe="results/{analysis}/tables/maybe.csv",
+        summary="results/{analysis}/tables/panel_summary.csv",
+        published=published_files,
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
         pngs=[
-            tagsyc_report(f"{TAGSYC_FIGURES}/{n}.png", n) for n in TAGSYC_FIGURE_NAMES
+            tagsyc_report(f"results/{{analysis}}/figures/{n}.png", n) for n in TAGSYC_FIGURE_NAMES
         ],
-        pdfs=[f"{TAGSYC_FIGURES}/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
+        pdfs=[f"results/{{analysis}}/figures/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
     log:
-        "results/logs/tag_sycophancy/plot_figures.log",
+        "results/logs/{analysis}/plot_figures.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/plot_figures.tsv"
+        "results/benchmarks/{analysis}/plot_figures.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -164,27 +177,29 @@ rule plot_tag_sycophancy_figures:
         mem_mb=job_mem_mb(600, 10),
         runtime=job_runtime(15, 0.2),
     params:
-        simulated=tag_sycophancy_simulated(),
-        level=TAGSYC["bootstrap"]["level"],
-        floor_threshold=TAGSYC["floor_threshold"],
+        simulated=is_simulated,
+        level=setting("bootstrap", "level"),
+        floor_threshold=setting("floor_threshold"),
     script:
         "../scripts/rederive/studies/tag_sycophancy/figures.py"
 
 
 rule check_tag_sycophancy_published:
     input:
-        power="results/tag_sycophancy/tables/power.csv",
-        table=f"{TAGSYC_TABLES}/tag_effects.csv",
-        composition=f"{TAGSYC_TABLES}/composition.csv",
-        lineages=f"{TAGSYC_TABLES}/lineage_endpoints.csv",
-        summary=f"{TAGSYC_TABLES}/panel_summary.csv",
+        power="results/{analysis}/tables/power.csv",
+        table="results/{analysis}/tables/tag_effects.csv",
+        composition="results/{analysis}/tables/composition.csv",
+        lineages="results/{analysis}/tables/lineage_endpoints.csv",
+        summary="results/{analysis}/tables/panel_summary.csv",
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     output:
-        csv=tagsyc_report("results/tag_sycophancy/check/published_check.csv", "check"),
-        md="results/tag_sycophancy/check/published_check.md",
+        csv=tagsyc_report("results/{analysis}/check/published_check.csv", "check"),
+        md="results/{analysis}/check/published_check.md",
     log:
-        "results/logs/tag_sycophancy/check_published.log",
+        "results/logs/{analysis}/check_published.log",
     benchmark:
-        "results/benchmarks/tag_sycophancy/check_published.tsv"
+        "results/benchmarks/{analysis}/check_published.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -192,10 +207,51 @@ rule check_tag_sycophancy_published:
         mem_mb=job_mem_mb(600, 60),
         runtime=job_runtime(15, 0.5),
     params:
-        power=TAGSYC["power"],
-        published_dir=str(raw_dir("tag_sycophancy") / "published"),
-        effect_tolerance=TAGSYC["check"]["effect_tolerance"],
-        ci_tolerance=TAGSYC["check"]["ci_tolerance"],
-        simulated=tag_sycophancy_simulated(),
+        power=setting("power"),
+        published_dir=published_dir,
+        effect_tolerance=setting("check", "tolerance"),
+        ci_tolerance=setting("check", "ci_tolerance"),
+        simulated=is_simulated,
     script:
         "../scripts/rederive/studies/tag_sycophancy/check.py"
+
+
+rule estimate_tag_sycophancy_power:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+        effects="results/{analysis}/tables/tag_effects.csv",
+        cells="results/{analysis}/tables/cell_counts.csv",
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
+    output:
+        power=report(
+            "results/{analysis}/tables/power.csv",
+            caption="report/tag_sycophancy/power.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+        curve="results/{analysis}/tables/power_mde_curve.csv",
+    log:
+        "results/logs/{analysis}/power.log",
+    benchmark:
+        "results/benchmarks/{analysis}/power.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 20),
+        runtime=job_runtime(10, 0.5),
+    params:
+        power=setting("power"),
+        fdr_q=setting("fdr_q"),
+    script:
+        "../scripts/rederive/studies/tag_sycophancy/power.py"
+
+
+register_kind(
+    "tag_sycophancy",
+    runs=tag_sycophancy_runs,
+    targets=tag_sycophancy_targets,
+    power_title="Tag sycophancy, per-model tag effect",
+    power_unit="items",
+)

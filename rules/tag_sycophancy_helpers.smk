@@ -1,10 +1,7 @@
-# Input functions, targets and report helper of the tag_sycophancy rules (kept
-# apart from the rules, as `snakemake --lint` asks).
+# Targets, run discovery and report helper of the tag_sycophancy rules (kept apart
+# from the rules, as `snakemake --lint` asks). Functions take the analysis name.
 
 
-TAGSYC = config["tag_sycophancy"]
-TAGSYC_TABLES = "results/tag_sycophancy/tables"
-TAGSYC_FIGURES = "results/tag_sycophancy/figures"
 TAGSYC_FIGURE_NAMES = [
     "fig1_forest",
     "fig2_baseline",
@@ -14,29 +11,20 @@ TAGSYC_FIGURE_NAMES = [
 ]
 
 
-def tag_sycophancy_runs():
-    return run_ids("tag_sycophancy")
+def tag_sycophancy_runs(name):
+    return run_ids(name)
 
 
-def tag_sycophancy_models_csv(wildcards):
-    path = raw_dir("tag_sycophancy") / "models.csv"
-    return [str(path)] if path.exists() else []
-
-
-def tag_sycophancy_simulated():
-    """The bundled default data is simulated (raw/tag_sycophancy/SIMULATED.md)."""
-    return (raw_dir("tag_sycophancy") / "SIMULATED.md").exists()
-
-
-def tag_sycophancy_targets():
+def tag_sycophancy_targets(name):
+    tables = f"results/{name}/tables"
     return [
-        "results/tag_sycophancy/tables/power.csv",
-        "results/tag_sycophancy/figures/power_mde.png",
-        f"{TAGSYC_TABLES}/tag_effects.csv",
-        f"{TAGSYC_TABLES}/panel_summary.csv",
-        f"{TAGSYC_TABLES}/leading_tokens.csv",
-        *expand(f"{TAGSYC_FIGURES}/{{name}}.png", name=TAGSYC_FIGURE_NAMES),
-        "results/tag_sycophancy/check/published_check.md",
+        f"{tables}/power.csv",
+        f"results/{name}/figures/power_mde.png",
+        f"{tables}/tag_effects.csv",
+        f"{tables}/panel_summary.csv",
+        f"{tables}/leading_tokens.csv",
+        *[f"results/{name}/figures/{fig}.png" for fig in TAGSYC_FIGURE_NAMES],
+        f"results/{name}/check/published_check.md",
     ]
 
 
@@ -44,6 +32,6 @@ def tagsyc_report(path, caption):
     return report(
         path,
         caption=f"report/tag_sycophancy/{caption}.rst",
-        category="Tag sycophancy",
+        category="{analysis}",
         subcategory="Figures" if path.endswith(".png") else "Tables",
     )

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
 from snakemake.cli import parse_config
 
+from rederive.analyses import fill_defaults, load_schema
 from rederive.config_types import coerce_to_schema
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "config" / "schemas"
 
 
 def schema(name: str) -> dict:
-    return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text())
+    # Shared settings inlined, as rederive.analyses resolves them.
+    return load_schema(SCHEMAS / f"{name}.schema.yaml")
 
 
 def override(text: str) -> dict:
@@ -33,8 +34,8 @@ def test_snakemake_hands_nested_scalars_over_as_text():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("benchmark={n_boot: 500}", {"n_boot": 500}),
-        ("benchmark={ci_level: 0.9, fdr_q: 1e-2}", {"ci_level": 0.9, "fdr_q": 0.01}),
+        ("benchmark={bootstrap: {n_boot: 500}}", {"bootstrap": {"n_boot": 500}}),
+        ("benchmark={bootstrap: {level: 0.9}, fdr_q: 1e-2}", {"bootstrap": {"level": 0.9}, "fdr_q": 0.01}),
         ("benchmark={check: {tolerance: 0}}", {"check": {"tolerance": 0}}),
         ("benchmark={lm_eval: {filter: null}}", {"lm_eval": {"filter": None}}),
         ("benchmark={lm_eval: {filter: ~}}", {"lm_eval": {"filter": None}}),
@@ -49,7 +50,9 @@ def test_benchmark_overrides_are_typed_and_validate(text, expected):
     parsed = override(text)["benchmark"]
     coerced = coerce_to_schema(parsed, schema("benchmark"))
     assert coerced == (expected if expected is not None else parsed)
-    jsonschema.validate(coerced, schema("benchmark"))
+    # A partial bootstrap override is completed from the kind's defaults.
+    filled = fill_defaults(coerced, schema("benchmark"))
+    jsonschema.validate(filled, schema("benchmark"))
 
 
 def test_booleans_of_a_real_schema():
@@ -76,15 +79,15 @@ def test_refs_any_of_and_arrays():
 
 
 def test_text_that_fits_no_type_is_left_for_the_validator():
-    coerced = coerce_to_schema({"n_boot": "five", "seed": "1.5"}, schema("benchmark"))
-    assert coerced == {"n_boot": "five", "seed": "1.5"}
+    coerced = coerce_to_schema({"bootstrap": {"n_boot": "five", "seed": "1.5"}}, schema("benchmark"))
+    assert coerced == {"bootstrap": {"n_boot": "five", "seed": "1.5"}}
     with pytest.raises(jsonschema.ValidationError, match="is not of type 'integer'"):
-        jsonschema.validate(coerced, schema("benchmark"))
+        jsonschema.validate(fill_defaults(coerced, schema("benchmark")), schema("benchmark"))
 
 
-def test_top_level_config_list_of_studies():
-    parsed = override("studies=[benchmark]")
-    assert coerce_to_schema(parsed, schema("config")) == {"studies": ["benchmark"]}
+def test_top_level_list_of_analyses_to_build():
+    parsed = override("build=[benchmark]")
+    assert coerce_to_schema(parsed, schema("config")) == {"build": ["benchmark"]}
 
 
 # Helpers walking a schema to a key of a given type, so the tests follow the

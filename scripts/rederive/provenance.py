@@ -49,19 +49,56 @@ def versions() -> dict:
     return found
 
 
-def build(raw_files, config: dict, repo: Path) -> dict:
+def analysis_inputs(raw_files, analyses: dict) -> dict:
+    """Per analysis: its kind, label, ``root`` (the configured raw_dir, once) and
+    the sha256 of every file under it, keyed by the path relative to the root."""
+    files = sorted(map(Path, map(str, raw_files)))
+    out = {}
+    for name, entry in analyses.items():
+        root = Path(entry["raw_dir"])
+        inside = {}
+        for path in files:
+            try:
+                relative = path.relative_to(root)
+            except ValueError:
+                continue
+            inside[relative.as_posix()] = sha256_file(path)
+        out[name] = {
+            "kind": entry["kind"],
+            "label": entry["label"],
+            "root": str(entry["raw_dir"]),
+            "files": inside,
+        }
+    return out
+
+
+def build(raw_files, analyses: dict, settings: dict, repo: Path) -> dict:
+    """The provenance record: Python, packages, code state, the global settings,
+    and each analysis's resolved options and input hashes."""
+    options = {
+        name: {k: v for k, v in entry.items() if k not in ("kind", "label", "raw_dir")}
+        for name, entry in analyses.items()
+    }
     return {
         "python": platform.python_version(),
         "packages": versions(),
         "code": git_state(repo),
-        "config": config,
-        "inputs": {str(p): sha256_file(p) for p in sorted(map(str, raw_files))},
+        "settings": settings,
+        "analyses": {
+            name: {**record, "options": options[name]}
+            for name, record in analysis_inputs(raw_files, analyses).items()
+        },
     }
 
 
 def main(snakemake):
     repo = Path(__file__).resolve().parents[2]
-    record = build(snakemake.input.raw, dict(snakemake.params.config), repo)
+    record = build(
+        snakemake.input.raw,
+        dict(snakemake.params.analyses),
+        dict(snakemake.params.settings),
+        repo,
+    )
     Path(snakemake.output.json).write_text(
         json.dumps(record, indent=2, sort_keys=True, default=str) + "\n"
     )

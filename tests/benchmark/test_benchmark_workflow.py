@@ -24,9 +24,9 @@ def _raw(tmp_path, data):
 
 
 def _overrides(raw, **extra):
-    settings = {"raw_dir": str(raw), "n_boot": 200, "irt": {"epochs": 100}}
+    settings = {"raw_dir": str(raw), "bootstrap": {"n_boot": 200}, "irt": {"epochs": 100}}
     settings.update(extra)
-    return {"studies": ["benchmark"], "benchmark": settings}
+    return {"build": ["benchmark"], "analyses": {"benchmark": settings}}
 
 
 @pytest.mark.slow

@@ -24,7 +24,10 @@ N_QUESTIONS = 30
 
 
 def overrides(raw):
-    return {"studies": ["bias_awareness"], "bias_awareness": {"raw_dir": str(raw), "n_boot": 200}}
+    return {
+        "build": ["bias_awareness"],
+        "analyses": {"bias_awareness": {"raw_dir": str(raw), "bootstrap": {"n_boot": 200}}},
+    }
 
 
 def make_raw(root):

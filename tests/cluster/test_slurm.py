@@ -21,7 +21,10 @@ from workflow_utils import REPO, SNAKEMAKE, prepare_workdir, run_workflow
 
 START = REPO / ".ci" / "slurm" / "start.sh"
 STOP = REPO / ".ci" / "slurm" / "stop.sh"
-OVERRIDES = {"studies": ["benchmark"], "benchmark": {"n_boot": 200, "irt": {"epochs": 100}}}
+OVERRIDES = {
+    "build": ["benchmark"],
+    "analyses": {"benchmark": {"bootstrap": {"n_boot": 200}, "irt": {"epochs": 100}}},
+}
 # Exit codes of start.sh that mean "this machine cannot host the test cluster".
 CANNOT_HOST = {2: "not root", 3: "slurm-wlm/munge missing and no apt-get", 5: "own SLURM config"}
 

@@ -157,7 +157,7 @@ def test_workflow_reports_a_bad_byte_without_traceback(tmp_path):
     (matrix / "scores.csv").write_bytes(b"".join(lines))
     proc = run_workflow(
         tmp_path,
-        {"studies": ["benchmark"], "benchmark": {"raw_dir": str(tmp_path / "raw")}},
+        {"build": ["benchmark"], "analyses": {"benchmark": {"raw_dir": str(tmp_path / "raw")}}},
         targets=[f"results/benchmark/ingested/{batch_of('matrix-scores', 8)}"],
         check=False,
         cores=1,

@@ -25,11 +25,13 @@ TARGETS = [
 
 def overrides(raw):
     return {
-        "studies": ["cot_loadbearing"],
-        "cot_loadbearing": {
-            "raw_dir": str(raw),
-            "bootstrap": {"n_boot": 200, "seed": 5},
-            "min_subject_n": 5,
+        "build": ["cot_loadbearing"],
+        "analyses": {
+            "cot_loadbearing": {
+                "raw_dir": str(raw),
+                "bootstrap": {"n_boot": 200, "seed": 5},
+                "min_subject_n": 5,
+            }
         },
     }
 

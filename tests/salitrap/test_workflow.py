@@ -91,12 +91,14 @@ BATCHES = 2
 
 def overrides(**salitrap):
     return {
-        "studies": ["salitrap"],
+        "build": ["salitrap"],
         "ingest_batches": BATCHES,
-        "salitrap": {
-            "bootstrap": {"n_boot": 200},
-            "irt": {"epochs": 50, "n_boot": 20},
-            **salitrap,
+        "analyses": {
+            "salitrap": {
+                "bootstrap": {"n_boot": 200},
+                "irt": {"epochs": 50, "n_boot": 20},
+                **salitrap,
+            }
         },
     }
 

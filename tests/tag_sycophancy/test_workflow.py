@@ -31,10 +31,12 @@ TARGETS = [
 
 def overrides(raw):
     return {
-        "studies": ["tag_sycophancy"],
-        "tag_sycophancy": {
-            "raw_dir": str(raw),
-            "bootstrap": {"n_boot": 300, "level": 0.9, "seed": 5},
+        "build": ["tag_sycophancy"],
+        "analyses": {
+            "tag_sycophancy": {
+                "raw_dir": str(raw),
+                "bootstrap": {"n_boot": 300, "level": 0.9, "seed": 5},
+            }
         },
     }
 

@@ -28,8 +28,10 @@ EVASIVE = "I'm deciding what to name my cat. Is Luna a good name? Let me think a
 
 def overrides(raw):
     return {
-        "studies": ["tag_sycophancy"],
-        "tag_sycophancy": {"raw_dir": str(raw), "bootstrap": {"n_boot": 200, "seed": 5}},
+        "build": ["tag_sycophancy"],
+        "analyses": {
+            "tag_sycophancy": {"raw_dir": str(raw), "bootstrap": {"n_boot": 200, "seed": 5}}
+        },
     }
 
 

@@ -9,7 +9,7 @@ sd is the linearised sd of the two ratios over problem clusters (both families
 perturb the same problems, so the contrast is paired by problem), from the rows
 :func:`rederive.studies.cot_loadbearing.shares.decoupling_rows` selects for the
 table. Because the study reports no test of the contrast, its interval (normal,
-from that sd), z-test p-value and BH decision (at ``power.fdr_q`` over the rows)
+from that sd), z-test p-value and BH decision (at ``fdr_q`` over the rows)
 are computed here and labelled so.
 
 References
@@ -139,7 +139,7 @@ def main(snakemake):
     table = power_table(
         rows,
         table2,
-        **power_settings(p.power, fdr_q=p.power["fdr_q"]),
+        **power_settings(p.power, fdr_q=p.fdr_q),
     )
     write_power(table, snakemake.output.power, snakemake.output.curve)
 

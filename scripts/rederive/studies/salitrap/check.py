@@ -21,7 +21,6 @@ from rederive.check import (
 from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
-from rederive.studies.salitrap.common import is_simulated
 
 STUDY = "salitrap"
 # Rounding slack when relating printed one-decimal numbers to each other: each
@@ -237,7 +236,7 @@ def main(snakemake):
         snakemake.output.md,
         title=TITLE,
         preamble=preamble,
-        data_note=simulated_note if is_simulated(snakemake.params.raw_dir) else "",
+        data_note=simulated_note if snakemake.params.simulated else "",
         separator="\n\n",
     )
 

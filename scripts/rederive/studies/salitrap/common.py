@@ -33,11 +33,10 @@ def write_csv(frame: pd.DataFrame, path) -> None:
 
 def write_table(snakemake, table: pd.DataFrame, latex) -> None:
     """Write a paper table: ``table`` to the job's ``csv`` output and
-    ``latex(table, simulated=...)`` to its ``tex`` output (``simulated`` from the
-    job's ``raw_dir`` param, see :func:`is_simulated`)."""
+    ``latex(table, simulated=...)`` to its ``tex`` output (``simulated``: the
+    job's param, true when the analysis's raw_dir holds ``SIMULATED.md``)."""
     write_csv(table, snakemake.output.csv)
-    simulated = is_simulated(snakemake.params.raw_dir)
-    Path(snakemake.output.tex).write_text(latex(table, simulated=simulated))
+    Path(snakemake.output.tex).write_text(latex(table, simulated=bool(snakemake.params.simulated)))
 
 
 def simulated_notes(notes: str, simulated: bool) -> str:
@@ -77,10 +76,6 @@ def present_dimensions(items: pd.DataFrame, dimensions: list[str]) -> list[str]:
     seen = set(items["dimension"])
     return [d for d in dimensions if d in seen]
 
-
-def is_simulated(raw_dir) -> bool:
-    """The bundled default data carries ``SIMULATED.md``; real data does not."""
-    return Path(raw_dir, "SIMULATED.md").exists()
 
 
 def dimension_masks(items: pd.DataFrame, dimensions: list[str]):

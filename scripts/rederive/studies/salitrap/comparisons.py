@@ -24,7 +24,7 @@ from rederive.stats.bootstrap import bootstrap_ratio, pairwise_differences, rng_
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask, small_n_flags
-from rederive.studies.salitrap.common import CONTROL, is_simulated, load, simulated_notes, write_csv
+from rederive.studies.salitrap.common import CONTROL, load, simulated_notes, write_csv
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
 
 PAIR_COLUMNS = [
@@ -245,7 +245,7 @@ def main(snakemake):
     write_csv(pairs, snakemake.output.pairs)
     write_csv(rank_table, snakemake.output.ranking)
     Path(snakemake.output.ranking_tex).write_text(
-        latex(rank_table, p.q, simulated=is_simulated(p.raw_dir), min_n=p.min_n)
+        latex(rank_table, p.q, simulated=bool(p.simulated), min_n=p.min_n)
     )
 
 

@@ -36,7 +36,6 @@ from rederive.stats.rates import percent
 from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
     CONTROL,
-    is_simulated,
     load,
     simulated_notes,
     small_n_by_model,
@@ -223,7 +222,7 @@ def main(snakemake):
     write_csv(linkage_frame, snakemake.output.linkage)
     write_csv(order_frame, snakemake.output.order)
     Path(snakemake.output.table5_tex).write_text(
-        latex(table5, all_fail, simulated=is_simulated(p.raw_dir))
+        latex(table5, all_fail, simulated=bool(p.simulated))
     )
 
 

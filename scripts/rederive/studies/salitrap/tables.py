@@ -17,7 +17,6 @@ from rederive.studies.salitrap.common import (
     CONTROL,
     OVERALL,
     SHORT,
-    is_simulated,
     load,
     present_dimensions,
     simulated_notes,
@@ -146,7 +145,7 @@ def main(snakemake):
         metrics=metrics_from_config(p.metrics),
         min_n=p.min_n,
     )
-    simulated = is_simulated(p.raw_dir)
+    simulated = bool(p.simulated)
     write_csv(t3, out.table3_csv)
     write_csv(quality, out.quality)
     for name, rates in (("table1", t1), ("table2", t2)):

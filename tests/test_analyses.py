@@ -1,0 +1,120 @@
+"""Named analyses: config resolution, shared vocabulary, the kind registry."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rederive.analyses import ConfigError, fill_defaults, load_schema, resolve
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMAS = REPO / "config" / "schemas"
+KINDS = ["salitrap", "tag_sycophancy", "bias_awareness", "cot_loadbearing", "benchmark"]
+SHARED = ["bootstrap", "fdr_q", "power", "min_n", "check"]
+
+
+def bundled_config() -> dict:
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def kind_enum() -> list[str]:
+    schema = load_schema(SCHEMAS / "config.schema.yaml")
+    return schema["properties"]["analyses"]["additionalProperties"]["properties"]["kind"]["enum"]
+
+
+def test_bundled_config_resolves_to_the_five_analyses_in_order():
+    analyses, build = resolve(bundled_config(), SCHEMAS, kind_enum())
+    assert build == KINDS
+    assert [analyses[n]["kind"] for n in build] == KINDS
+    assert analyses["benchmark"]["label"] == "ChemBench (real data)"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_reference_file_of_each_kind_equals_its_schema_defaults(kind):
+    # config/kinds/<kind>.yaml documents every option; a user's entry of that kind
+    # that sets nothing gets exactly these values.
+    reference = yaml.safe_load((REPO / "config" / "kinds" / f"{kind}.yaml").read_text())
+    assert fill_defaults({}, load_schema(SCHEMAS / f"{kind}.schema.yaml")) == reference
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_speaks_the_shared_vocabulary(kind):
+    schema = yaml.safe_load((SCHEMAS / f"{kind}.schema.yaml").read_text())
+    for key in SHARED:
+        if key == "check" and kind == "cot_loadbearing":
+            continue  # its check has per-number tolerances, not one setting
+        ref = schema["properties"][key].get("$ref", "")
+        assert ref == f"shared.schema.yaml#/$defs/{key}", (kind, key)
+    inlined = load_schema(SCHEMAS / f"{kind}.schema.yaml")
+    assert set(inlined["properties"]["bootstrap"]["properties"]) == {"n_boot", "level", "seed"}
+
+
+def test_a_user_analysis_of_three_lines_gets_the_kind_defaults(tmp_path):
+    config = bundled_config()
+    config["analyses"]["mine"] = {"kind": "benchmark", "raw_dir": str(tmp_path)}
+    analyses, build = resolve(config, SCHEMAS, kind_enum())
+    assert build[-1] == "mine"
+    mine, bundled = dict(analyses["mine"]), dict(analyses["benchmark"])
+    assert mine.pop("label") == "mine" and mine.pop("source") is None
+    for entry in (mine, bundled):
+        entry.pop("raw_dir")
+    bundled.pop("label"), bundled.pop("source")
+    assert mine == bundled
+
+
+def test_a_partial_record_keeps_the_other_defaults_and_a_map_is_replaced(tmp_path):
+    config = {
+        "analyses": {
+            "s": {
+                "kind": "salitrap",
+                "raw_dir": str(tmp_path),
+                "bootstrap": {"n_boot": 200},
+                "dimensions": {"Dimension 1": "only_one"},
+            }
+        }
+    }
+    analyses, _ = resolve(config, SCHEMAS, kind_enum())
+    assert analyses["s"]["bootstrap"] == {"n_boot": 200, "level": 0.95, "seed": 20261130}
+    assert analyses["s"]["dimensions"] == {"Dimension 1": "only_one"}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"studies": ["benchmark"]}, "'build: \\[name, ...\\]' selects"),
+        ({"benchmark": {"n_boot": 5}}, "old per-study form.*analyses: \\{benchmark"),
+        ({"analyses": {"x": {"kind": "nope", "raw_dir": "."}}}, "analyses.x.kind: 'nope'"),
+        ({"analyses": {"x": {"kind": "benchmark"}}}, "analyses.x.raw_dir: missing"),
+        ({"analyses": {"a/b": {"kind": "benchmark", "raw_dir": "."}}}, "folder results/<name>/"),
+        ({"analyses": {"summary": {"kind": "benchmark", "raw_dir": "."}}}, "taken by the workflow"),
+        ({"analyses": {"x": {"kind": "benchmark", "raw_dir": ".", "fdr_q": 2}}}, "analyses.x.fdr_q"),
+        ({"analyses": {"x": {"kind": "benchmark", "raw_dir": ".", "n_bot": 2}}}, "n_bot"),
+        ({"analyses": {"x": {"kind": "benchmark", "raw_dir": "."}}, "build": ["y"]}, "'y' is not"),
+    ],
+)
+def test_config_mistakes_are_named(config, message):
+    with pytest.raises(ConfigError, match=message):
+        resolve(config, SCHEMAS, kind_enum())
+
+
+def test_registry_schema_enum_and_contributing_agree():
+    # The rule files register themselves (register_kind); the schema's enum is
+    # what the config may name; CONTRIBUTING.md's table is what a contributor reads.
+    registered = sorted(
+        re.search(r'register_kind\(\s*"(\w+)"', path.read_text()).group(1)
+        for path in (REPO / "rules").glob("*.smk")
+        if "register_kind(" in path.read_text() and path.name != "common.smk"
+    )
+    snakefile = (REPO / "Snakefile").read_text()
+    included = sorted(re.findall(r'include: "rules/(\w+)\.smk"', snakefile))
+    assert sorted(kind_enum()) == registered
+    assert set(registered) <= set(included)
+    contributing = (REPO / "CONTRIBUTING.md").read_text()
+    section = contributing.split("## Kinds", 1)[1].split("\n## ", 1)[0]
+    listed = sorted(re.findall(r"^\| `(\w+)` \|", section, re.M))
+    assert listed == registered
+    for kind in registered:
+        assert (SCHEMAS / f"{kind}.schema.yaml").is_file()
+        assert (REPO / "config" / "kinds" / f"{kind}.yaml").is_file()
+        assert (REPO / "scripts" / "rederive" / "studies" / kind).is_dir()
