@@ -11,14 +11,14 @@ include: "benchmark_helpers.smk"
 rule ingest_benchmark_batch:
     input:
         files=benchmark_batch_files,
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
         "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest/{batch}.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -36,14 +36,14 @@ rule build_benchmark_warehouse:
     input:
         ingested=ingested_batches,
         item_metadata=optional_raw_file("items.csv"),
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
     log:
         "results/logs/{analysis}/warehouse.log",
     benchmark:
         "results/benchmarks/{analysis}/warehouse.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -62,8 +62,6 @@ rule build_benchmark_warehouse:
 rule analyse_benchmark_accuracy:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         accuracy=report(
             "results/{analysis}/tables/accuracy.csv",
@@ -88,6 +86,8 @@ rule analyse_benchmark_accuracy:
         "results/logs/{analysis}/accuracy.log",
     benchmark:
         "results/benchmarks/{analysis}/accuracy.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -109,8 +109,6 @@ rule compare_benchmark_models:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         accuracy="results/{analysis}/tables/accuracy.csv",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         pairwise=report(
             "results/{analysis}/tables/pairwise.csv",
@@ -129,6 +127,8 @@ rule compare_benchmark_models:
         "results/logs/{analysis}/pairwise.log",
     benchmark:
         "results/benchmarks/{analysis}/pairwise.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -150,8 +150,6 @@ rule fit_benchmark_irt:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         accuracy="results/{analysis}/tables/accuracy.csv",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         ability=report(
             "results/{analysis}/tables/irt_ability.csv",
@@ -170,6 +168,8 @@ rule fit_benchmark_irt:
         "results/logs/{analysis}/irt.log",
     benchmark:
         "results/benchmarks/{analysis}/irt.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
     conda:
@@ -196,8 +196,6 @@ rule fit_benchmark_irt:
 rule cluster_benchmark_failures:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         jaccard=report(
             "results/{analysis}/tables/jaccard.csv",
@@ -228,6 +226,8 @@ rule cluster_benchmark_failures:
         "results/logs/{analysis}/similarity.log",
     benchmark:
         "results/benchmarks/{analysis}/similarity.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -245,8 +245,6 @@ rule tabulate_benchmark_quality:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         ingested=ingested_batches,
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         quality=report(
             "results/{analysis}/tables/data_quality.csv",
@@ -264,6 +262,8 @@ rule tabulate_benchmark_quality:
         "results/logs/{analysis}/quality.log",
     benchmark:
         "results/benchmarks/{analysis}/quality.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -283,8 +283,6 @@ rule plot_benchmark_figures:
         difficulty="results/{analysis}/tables/irt_difficulty.csv",
         jaccard="results/{analysis}/tables/jaccard.csv",
         linkage="results/{analysis}/tables/failure_linkage.csv",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         **{
             f"{name}_png": report(
@@ -303,6 +301,8 @@ rule plot_benchmark_figures:
         "results/logs/{analysis}/figures.log",
     benchmark:
         "results/benchmarks/{analysis}/figures.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -322,8 +322,6 @@ rule check_benchmark_published:
         accuracy="results/{analysis}/tables/accuracy.csv",
         db="results/{analysis}/{analysis}.duckdb",
         published=published_files,
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         csv=report(
             "results/{analysis}/check/published_check.csv",
@@ -336,6 +334,8 @@ rule check_benchmark_published:
         "results/logs/{analysis}/check_published.log",
     benchmark:
         "results/benchmarks/{analysis}/check_published.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1
@@ -355,8 +355,6 @@ rule estimate_benchmark_power:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         pairwise="results/{analysis}/tables/pairwise.csv",
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     output:
         power=report(
             "results/{analysis}/tables/power.csv",
@@ -369,6 +367,8 @@ rule estimate_benchmark_power:
         "results/logs/{analysis}/power.log",
     benchmark:
         "results/benchmarks/{analysis}/power.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
     conda:
         CONDA_ENV
     threads: 1

@@ -10,14 +10,14 @@ include: "bias_awareness_helpers.smk"
 rule ingest_bias_awareness_items:
     input:
         items_jsonl=raw_file("items.jsonl"),
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         item_table="results/{analysis}/items.parquet",
     log:
         "results/logs/{analysis}/ingest_items.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest_items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -32,14 +32,14 @@ rule ingest_bias_awareness_batch:
     input:
         runs=batch_run_files,
         item_table="results/{analysis}/items.parquet",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
         "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest/{batch}.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -57,14 +57,14 @@ rule build_bias_awareness_warehouse:
     input:
         item_table="results/{analysis}/items.parquet",
         ingested=ingested_batches,
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
     log:
         "results/logs/{analysis}/warehouse.log",
     benchmark:
         "results/benchmarks/{analysis}/warehouse.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -78,8 +78,6 @@ rule build_bias_awareness_warehouse:
 rule tabulate_bias_awareness_rates:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         rates=report(
             "results/{analysis}/tables/rates.csv",
@@ -99,6 +97,8 @@ rule tabulate_bias_awareness_rates:
         "results/logs/{analysis}/tabulate_rates.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_rates.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -118,8 +118,6 @@ rule tabulate_bias_awareness_rates:
 rule compare_bias_awareness_models:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
             "results/{analysis}/tables/comparisons.csv",
@@ -132,6 +130,8 @@ rule compare_bias_awareness_models:
         "results/logs/{analysis}/compare_models.log",
     benchmark:
         "results/benchmarks/{analysis}/compare_models.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -152,8 +152,6 @@ rule compare_bias_awareness_models:
 rule tabulate_bias_awareness_agreement:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
             "results/{analysis}/tables/agreement.csv",
@@ -166,6 +164,8 @@ rule tabulate_bias_awareness_agreement:
         "results/logs/{analysis}/tabulate_agreement.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_agreement.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -181,8 +181,6 @@ rule tabulate_bias_awareness_agreement:
 rule tabulate_bias_awareness_quality:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         quality=report(
             "results/{analysis}/tables/data_quality.csv",
@@ -200,6 +198,8 @@ rule tabulate_bias_awareness_quality:
         "results/logs/{analysis}/tabulate_quality.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_quality.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -214,8 +214,6 @@ rule plot_bias_awareness_figures:
     input:
         main_csv="results/{analysis}/tables/main.csv",
         outcomes="results/{analysis}/tables/outcomes.csv",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         scatter_png=report(
             "results/{analysis}/figures/susceptibility_awareness.png",
@@ -235,6 +233,8 @@ rule plot_bias_awareness_figures:
         "results/logs/{analysis}/plot_figures.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_figures.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -253,8 +253,6 @@ rule check_bias_awareness_published:
         rates="results/{analysis}/tables/rates.csv",
         comparisons="results/{analysis}/tables/comparisons.csv",
         published=published_files,
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         csv=report(
             "results/{analysis}/check/published_check.csv",
@@ -267,6 +265,8 @@ rule check_bias_awareness_published:
         "results/logs/{analysis}/check_published.log",
     benchmark:
         "results/benchmarks/{analysis}/check_published.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1
@@ -286,8 +286,6 @@ rule estimate_bias_awareness_power:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         comparisons="results/{analysis}/tables/comparisons.csv",
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
     output:
         power=report(
             "results/{analysis}/tables/power.csv",
@@ -300,6 +298,8 @@ rule estimate_bias_awareness_power:
         "results/logs/{analysis}/power.log",
     benchmark:
         "results/benchmarks/{analysis}/power.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("bias_awareness"),
     conda:
         CONDA_ENV
     threads: 1

@@ -42,7 +42,9 @@ if config.get("show_config"):
     import yaml
 
     sys.stderr.write(
-        yaml.safe_dump({n: ANALYSES[n] for n in BUILD}, sort_keys=False, allow_unicode=True)
+        yaml.safe_dump(
+            {n: ANALYSES[n] for n in BUILD}, sort_keys=False, allow_unicode=True
+        )
     )
 
 
@@ -138,7 +140,9 @@ def optional_raw_file(relative):
 
 def published_files(wildcards):
     """The published-number CSVs of the analysis (read by its check job)."""
-    return sorted(str(p) for p in (raw_dir(wildcards.analysis) / "published").glob("*.csv"))
+    return sorted(
+        str(p) for p in (raw_dir(wildcards.analysis) / "published").glob("*.csv")
+    )
 
 
 def published_dir(wildcards):
@@ -372,15 +376,17 @@ def finish_workflow():
             f"kinds with rules {sorted(KINDS)} differ from the kind enum "
             f"{sorted(KIND_NAMES)} of config/schemas/config.schema.yaml"
         )
-    kind_by_rule = {r: k for k, entry in KINDS.items() for r in entry["rules"]}
+    rule_kinds = {name: k for k, entry in KINDS.items() for name in entry["rules"]}
     versions = {}
     for rule_ in workflow.rules:
         if rule_.name == "all":
             continue
-        kind = kind_by_rule.get(rule_.name)
+        kind = rule_kinds.get(rule_.name)
         if kind not in versions:
             versions[kind] = library_version(kind)
-        rule_.set_params(library_version=versions[kind], source_digest=source_digest(rule_))
+        rule_.set_params(
+            library_version=versions[kind], source_digest=source_digest(rule_)
+        )
 
 
 def done_message():

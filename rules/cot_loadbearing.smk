@@ -9,14 +9,14 @@ include: "cot_loadbearing_helpers.smk"
 rule ingest_cot_loadbearing_batch:
     input:
         runs=batch_run_files,
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
         "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest/{batch}.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -34,14 +34,14 @@ rule build_cot_loadbearing_warehouse:
     input:
         ingested=ingested_batches,
         baselines=raw_file("baselines.csv"),
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
     log:
         "results/logs/{analysis}/warehouse.log",
     benchmark:
         "results/benchmarks/{analysis}/warehouse.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -55,8 +55,6 @@ rule build_cot_loadbearing_warehouse:
 rule tabulate_cot_loadbearing_quality:
     input:
         ingested=ingested_batches,
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         quality=report(
             "results/{analysis}/tables/data_quality.csv",
@@ -68,6 +66,8 @@ rule tabulate_cot_loadbearing_quality:
         "results/logs/{analysis}/quality.log",
     benchmark:
         "results/benchmarks/{analysis}/quality.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -81,8 +81,6 @@ rule tabulate_cot_loadbearing_quality:
 rule tabulate_cot_loadbearing_shares:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         table1=report(
             "results/{analysis}/tables/table1_main.csv",
@@ -103,6 +101,8 @@ rule tabulate_cot_loadbearing_shares:
         "results/logs/{analysis}/shares.log",
     benchmark:
         "results/benchmarks/{analysis}/shares.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -124,8 +124,6 @@ rule tabulate_cot_loadbearing_shares:
 rule tabulate_cot_loadbearing_gradients:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         position=report(
             "results/{analysis}/tables/position.csv",
@@ -163,6 +161,8 @@ rule tabulate_cot_loadbearing_gradients:
         "results/logs/{analysis}/gradients.log",
     benchmark:
         "results/benchmarks/{analysis}/gradients.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -183,8 +183,6 @@ rule tabulate_cot_loadbearing_gradients:
 rule tabulate_cot_loadbearing_labelling:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         confusion=report(
             "results/{analysis}/tables/rule_vs_judge_confusion.csv",
@@ -209,6 +207,8 @@ rule tabulate_cot_loadbearing_labelling:
         "results/logs/{analysis}/labelling.log",
     benchmark:
         "results/benchmarks/{analysis}/labelling.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -224,8 +224,6 @@ rule tabulate_cot_loadbearing_labelling:
 rule fit_cot_loadbearing_ordinal:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         table=report(
             "results/{analysis}/tables/table5_deviance.csv",
@@ -238,6 +236,8 @@ rule fit_cot_loadbearing_ordinal:
         "results/logs/{analysis}/ordinal.log",
     benchmark:
         "results/benchmarks/{analysis}/ordinal.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -259,8 +259,6 @@ rule plot_cot_loadbearing_figures:
         remaining="results/{analysis}/tables/remaining_steps.csv",
         subjects="results/{analysis}/tables/mmlu_subjects.csv",
         judge="results/{analysis}/tables/judge_sensitivity.csv",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         shares_png=report(
             "results/{analysis}/figures/shares.png",
@@ -294,6 +292,8 @@ rule plot_cot_loadbearing_figures:
         "results/logs/{analysis}/figures.log",
     benchmark:
         "results/benchmarks/{analysis}/figures.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -320,8 +320,6 @@ rule check_cot_loadbearing_published:
         subject_summary="results/{analysis}/tables/mmlu_subject_spread.csv",
         judge_summary="results/{analysis}/tables/judge_sensitivity_summary.csv",
         published=published_files,
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         csv=report(
             "results/{analysis}/check/published_check.csv",
@@ -334,6 +332,8 @@ rule check_cot_loadbearing_published:
         "results/logs/{analysis}/check.log",
     benchmark:
         "results/benchmarks/{analysis}/check.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1
@@ -353,8 +353,6 @@ rule estimate_cot_loadbearing_power:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         table2="results/{analysis}/tables/table2_decoupling.csv",
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
     output:
         power=report(
             "results/{analysis}/tables/power.csv",
@@ -367,6 +365,8 @@ rule estimate_cot_loadbearing_power:
         "results/logs/{analysis}/power.log",
     benchmark:
         "results/benchmarks/{analysis}/power.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("cot_loadbearing"),
     conda:
         CONDA_ENV
     threads: 1

@@ -8,8 +8,6 @@ rule plot_power:
     input:
         power="results/{analysis}/tables/power.csv",
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    wildcard_constraints:
-        analysis=built_analyses(),
     output:
         png=report(
             "results/{analysis}/figures/power_mde.png",
@@ -22,6 +20,8 @@ rule plot_power:
         "results/logs/{analysis}/plot_power.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_power.tsv"
+    wildcard_constraints:
+        analysis=built_analyses(),
     conda:
         CONDA_ENV
     threads: 1

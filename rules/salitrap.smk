@@ -9,14 +9,14 @@ include: "salitrap_helpers.smk"
 rule ingest_salitrap_items:
     input:
         items_jsonl=raw_file("items.jsonl"),
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         item_table="results/{analysis}/items.parquet",
     log:
         "results/logs/{analysis}/ingest_items.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest_items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -33,14 +33,14 @@ rule ingest_salitrap_batch:
     input:
         runs=batch_run_files,
         item_table="results/{analysis}/items.parquet",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
         "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest/{batch}.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -62,14 +62,14 @@ rule build_salitrap_warehouse:
         item_table="results/{analysis}/items.parquet",
         ingested=ingested_batches,
         models=optional_raw_file("models.csv"),
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
     log:
         "results/logs/{analysis}/warehouse.log",
     benchmark:
         "results/benchmarks/{analysis}/warehouse.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -83,8 +83,6 @@ rule build_salitrap_warehouse:
 rule tabulate_salitrap_main:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         table1_csv=report(
             "results/{analysis}/tables/table1_tar_hfr.csv",
@@ -117,6 +115,8 @@ rule tabulate_salitrap_main:
         "results/logs/{analysis}/tabulate_main.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_main.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -145,8 +145,6 @@ rule check_salitrap_published:
         table5="results/{analysis}/tables/table5_pairs.csv",
         failed_by_all="results/{analysis}/tables/failed_by_all.csv",
         published=published_files,
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         csv=report(
             "results/{analysis}/check/published_check.csv",
@@ -159,6 +157,8 @@ rule check_salitrap_published:
         "results/logs/{analysis}/check_published.log",
     benchmark:
         "results/benchmarks/{analysis}/check_published.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -177,8 +177,6 @@ rule check_salitrap_published:
 rule tabulate_salitrap_liberation:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         csv=report(
             "results/{analysis}/tables/table6_liberation.csv",
@@ -191,6 +189,8 @@ rule tabulate_salitrap_liberation:
         "results/logs/{analysis}/tabulate_liberation.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_liberation.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -212,8 +212,6 @@ rule tabulate_salitrap_liberation:
 rule tabulate_salitrap_interventions:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         csv=report(
             "results/{analysis}/tables/table7_interventions.csv",
@@ -226,6 +224,8 @@ rule tabulate_salitrap_interventions:
         "results/logs/{analysis}/tabulate_interventions.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_interventions.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -245,8 +245,6 @@ rule tabulate_salitrap_interventions:
 rule analyse_salitrap_density:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         rates=report(
             "results/{analysis}/tables/density_rates.csv",
@@ -264,6 +262,8 @@ rule analyse_salitrap_density:
         "results/logs/{analysis}/analyse_density.log",
     benchmark:
         "results/benchmarks/{analysis}/analyse_density.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -285,8 +285,6 @@ rule analyse_salitrap_density:
 rule compare_salitrap_models:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         pairs=report(
             "results/{analysis}/tables/pairwise_tar.csv",
@@ -305,6 +303,8 @@ rule compare_salitrap_models:
         "results/logs/{analysis}/compare_models.log",
     benchmark:
         "results/benchmarks/{analysis}/compare_models.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -324,8 +324,6 @@ rule compare_salitrap_models:
 rule tabulate_salitrap_labels:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         csv=report(
             "results/{analysis}/tables/label_distribution.csv",
@@ -337,6 +335,8 @@ rule tabulate_salitrap_labels:
         "results/logs/{analysis}/tabulate_labels.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_labels.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -354,8 +354,6 @@ rule plot_salitrap_density:
     input:
         rates="results/{analysis}/tables/density_rates.csv",
         slopes="results/{analysis}/tables/density_slopes.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         fig6_png=report(
             "results/{analysis}/figures/fig6_density.png",
@@ -375,6 +373,8 @@ rule plot_salitrap_density:
         "results/logs/{analysis}/plot_density.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_density.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -391,8 +391,6 @@ rule plot_salitrap_experiments:
     input:
         table6="results/{analysis}/tables/table6_liberation.csv",
         table7="results/{analysis}/tables/table7_interventions.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         fig7_png=report(
             "results/{analysis}/figures/fig7_liberation.png",
@@ -412,6 +410,8 @@ rule plot_salitrap_experiments:
         "results/logs/{analysis}/plot_experiments.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_experiments.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -427,8 +427,6 @@ rule plot_salitrap_experiments:
 rule plot_salitrap_overview:
     input:
         distribution="results/{analysis}/tables/label_distribution.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         overview_png=report(
             "results/{analysis}/figures/overview_labels.png",
@@ -441,6 +439,8 @@ rule plot_salitrap_overview:
         "results/logs/{analysis}/plot_overview.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_overview.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -456,8 +456,6 @@ rule plot_salitrap_overview:
 rule analyse_salitrap_failure_sets:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         pairs=report(
             "results/{analysis}/tables/failure_pairs.csv",
@@ -484,6 +482,8 @@ rule analyse_salitrap_failure_sets:
         "results/logs/{analysis}/analyse_failure_sets.log",
     benchmark:
         "results/benchmarks/{analysis}/analyse_failure_sets.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -505,8 +505,6 @@ rule plot_salitrap_failure_sets:
         pairs="results/{analysis}/tables/failure_pairs.csv",
         linkage="results/{analysis}/tables/failure_linkage.csv",
         order="results/{analysis}/tables/failure_order.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         fig5_png=report(
             "results/{analysis}/figures/fig5_dendrogram.png",
@@ -533,6 +531,8 @@ rule plot_salitrap_failure_sets:
         "results/logs/{analysis}/plot_failure_sets.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_failure_sets.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -548,8 +548,6 @@ rule plot_salitrap_failure_sets:
 rule fit_salitrap_irt:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         item_params=report(
             "results/{analysis}/tables/irt_items.csv",
@@ -569,6 +567,8 @@ rule fit_salitrap_irt:
         "results/logs/{analysis}/fit_irt.log",
     benchmark:
         "results/benchmarks/{analysis}/fit_irt.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
     conda:
@@ -600,8 +600,6 @@ rule plot_salitrap_irt:
         item_params="results/{analysis}/tables/irt_items.csv",
         model_params="results/{analysis}/tables/irt_models.csv",
         stats="results/{analysis}/tables/irt_statistics.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         fig4_png=report(
             "results/{analysis}/figures/fig4_irt.png",
@@ -621,6 +619,8 @@ rule plot_salitrap_irt:
         "results/logs/{analysis}/plot_irt.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_irt.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1
@@ -637,8 +637,6 @@ rule estimate_salitrap_power:
     input:
         db="results/{analysis}/{analysis}.duckdb",
         pairs="results/{analysis}/tables/pairwise_tar.csv",
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     output:
         power=report(
             "results/{analysis}/tables/power.csv",
@@ -651,6 +649,8 @@ rule estimate_salitrap_power:
         "results/logs/{analysis}/power.log",
     benchmark:
         "results/benchmarks/{analysis}/power.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
     conda:
         CONDA_ENV
     threads: 1

@@ -10,14 +10,14 @@ rule ingest_tag_sycophancy_batch:
     input:
         runs=batch_run_files,
         item_file=raw_file("items.jsonl"),
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
     log:
         "results/logs/{analysis}/ingest/{batch}.log",
     benchmark:
         "results/benchmarks/{analysis}/ingest/{batch}.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -38,14 +38,14 @@ rule build_tag_sycophancy_warehouse:
         item_file=raw_file("items.jsonl"),
         ingested=ingested_batches,
         models=optional_raw_file("models.csv"),
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
     log:
         "results/logs/{analysis}/warehouse.log",
     benchmark:
         "results/benchmarks/{analysis}/warehouse.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -59,17 +59,19 @@ rule build_tag_sycophancy_warehouse:
 rule tabulate_tag_sycophancy_effects:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         table=tagsyc_report("results/{analysis}/tables/tag_effects.csv", "tag_effects"),
         tex="results/{analysis}/tables/tag_effects.tex",
-        effects=tagsyc_report("results/{analysis}/tables/arm_effects.csv", "arm_effects"),
+        effects=tagsyc_report(
+            "results/{analysis}/tables/arm_effects.csv", "arm_effects"
+        ),
         cells="results/{analysis}/tables/cell_counts.csv",
     log:
         "results/logs/{analysis}/tabulate_effects.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_effects.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -95,22 +97,30 @@ rule tabulate_tag_sycophancy_panel:
         table="results/{analysis}/tables/tag_effects.csv",
         effects="results/{analysis}/tables/arm_effects.csv",
         cells="results/{analysis}/tables/cell_counts.csv",
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
-        composition=tagsyc_report("results/{analysis}/tables/composition.csv", "composition"),
-        trend=tagsyc_report("results/{analysis}/tables/lineage_trend.csv", "lineage_trend"),
+        composition=tagsyc_report(
+            "results/{analysis}/tables/composition.csv", "composition"
+        ),
+        trend=tagsyc_report(
+            "results/{analysis}/tables/lineage_trend.csv", "lineage_trend"
+        ),
         lineages=tagsyc_report(
             "results/{analysis}/tables/lineage_endpoints.csv", "lineage_endpoints"
         ),
         ablations=tagsyc_report("results/{analysis}/tables/ablations.csv", "ablations"),
         maybe=tagsyc_report("results/{analysis}/tables/maybe.csv", "maybe"),
-        category=tagsyc_report("results/{analysis}/tables/category_split.csv", "category_split"),
-        summary=tagsyc_report("results/{analysis}/tables/panel_summary.csv", "panel_summary"),
+        category=tagsyc_report(
+            "results/{analysis}/tables/category_split.csv", "category_split"
+        ),
+        summary=tagsyc_report(
+            "results/{analysis}/tables/panel_summary.csv", "panel_summary"
+        ),
     log:
         "results/logs/{analysis}/tabulate_panel.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_panel.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -129,15 +139,19 @@ rule tabulate_tag_sycophancy_panel:
 rule tabulate_tag_sycophancy_audit:
     input:
         db="results/{analysis}/{analysis}.duckdb",
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
-        tokens=tagsyc_report("results/{analysis}/tables/leading_tokens.csv", "leading_tokens"),
-        quality=tagsyc_report("results/{analysis}/tables/data_quality.csv", "data_quality"),
+        tokens=tagsyc_report(
+            "results/{analysis}/tables/leading_tokens.csv", "leading_tokens"
+        ),
+        quality=tagsyc_report(
+            "results/{analysis}/tables/data_quality.csv", "data_quality"
+        ),
     log:
         "results/logs/{analysis}/tabulate_audit.log",
     benchmark:
         "results/benchmarks/{analysis}/tabulate_audit.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -159,17 +173,18 @@ rule plot_tag_sycophancy_figures:
         maybe="results/{analysis}/tables/maybe.csv",
         summary="results/{analysis}/tables/panel_summary.csv",
         published=published_files,
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         pngs=[
-            tagsyc_report(f"results/{{analysis}}/figures/{n}.png", n) for n in TAGSYC_FIGURE_NAMES
+            tagsyc_report(f"results/{{analysis}}/figures/{n}.png", n)
+            for n in TAGSYC_FIGURE_NAMES
         ],
         pdfs=[f"results/{{analysis}}/figures/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
     log:
         "results/logs/{analysis}/plot_figures.log",
     benchmark:
         "results/benchmarks/{analysis}/plot_figures.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -191,8 +206,6 @@ rule check_tag_sycophancy_published:
         composition="results/{analysis}/tables/composition.csv",
         lineages="results/{analysis}/tables/lineage_endpoints.csv",
         summary="results/{analysis}/tables/panel_summary.csv",
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         csv=tagsyc_report("results/{analysis}/check/published_check.csv", "check"),
         md="results/{analysis}/check/published_check.md",
@@ -200,6 +213,8 @@ rule check_tag_sycophancy_published:
         "results/logs/{analysis}/check_published.log",
     benchmark:
         "results/benchmarks/{analysis}/check_published.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
@@ -221,8 +236,6 @@ rule estimate_tag_sycophancy_power:
         db="results/{analysis}/{analysis}.duckdb",
         effects="results/{analysis}/tables/tag_effects.csv",
         cells="results/{analysis}/tables/cell_counts.csv",
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
     output:
         power=report(
             "results/{analysis}/tables/power.csv",
@@ -235,6 +248,8 @@ rule estimate_tag_sycophancy_power:
         "results/logs/{analysis}/power.log",
     benchmark:
         "results/benchmarks/{analysis}/power.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("tag_sycophancy"),
     conda:
         CONDA_ENV
     threads: 1
