@@ -31,6 +31,10 @@ onsuccess:
     print(done_message(), file=sys.stderr)
 
 
+onerror:
+    print(failure_message(), file=sys.stderr)
+
+
 rule all:
     default_target: True
     input:

@@ -159,7 +159,7 @@ def bench_workflow(studies: list[str] | None, cores: int, swap: bool) -> list[tu
             "all",
         ]
         if studies:
-            cmd += ["--config", f"studies={studies!r}".replace("'", '"')]
+            cmd += ["--config", f"build={studies!r}".replace("'", '"')]
         label = ",".join(studies) if studies else "all studies"
         start = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -100,8 +100,8 @@ def run_stage(work: Path, study: str, raw: Path, cores: int, targets: list[str])
         "--quiet",
         "all",
         "--config",
-        f"studies=[{study}]",
-        f"{study}={{raw_dir: {raw}}}",
+        f"build=[{study}]",
+        f"analyses={{{study}: {{raw_dir: {raw}}}}}",
         "--",
         *targets,
     ]

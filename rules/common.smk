@@ -2,6 +2,7 @@
 # kinds, input/params helpers keyed by the `{analysis}` wildcard, ingest batches,
 # job sizing, and the triggers that keep results in step with code and inputs.
 import sys
+import time
 from functools import cache
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from rederive.io.content_keys import ContentKeys
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
 SCHEMA_DIR = Path(workflow.basedir) / "config" / "schemas"
+STARTED = time.time()
 
 
 def stop(kind, message):
@@ -396,3 +398,22 @@ def done_message():
         "summary results/summary/published_check.md; "
         "report: snakemake --report results/report.html"
     )
+
+
+def failure_message():
+    """The `rederive:` messages of the jobs that failed in this run, repeated as
+    the last lines on screen (Snakemake's own error summary comes after them)."""
+    messages = []
+    for log in sorted(Path("results/logs").rglob("*.log")):
+        try:
+            if log.stat().st_mtime < STARTED:
+                continue
+            text = log.read_text(errors="replace")
+        except OSError:
+            continue
+        start = text.find("rederive: ")
+        if start >= 0:
+            messages.append(text[start:].strip())
+    if not messages:
+        return "rederive: stopped; the first error above names the job and its log."
+    return "\n".join(messages)

@@ -12,7 +12,7 @@ from rederive.studies.bias_awareness.awareness import (
 )
 
 RULES = rules_from_config(
-    yaml.safe_load((REPO / "config" / "bias_awareness.yaml").read_text())["bias_awareness"][
+    yaml.safe_load((REPO / "config" / "kinds" / "bias_awareness.yaml").read_text())[
         "keyword_awareness"
     ]
 )

@@ -13,7 +13,7 @@ from rederive.studies.bias_awareness.ingest import label_run
 from rederive.studies.bias_awareness.items import read_items
 
 RAW = REPO / "raw" / "bias_awareness"
-KEYWORDS = yaml.safe_load((REPO / "config" / "bias_awareness.yaml").read_text())["bias_awareness"][
+KEYWORDS = yaml.safe_load((REPO / "config" / "kinds" / "bias_awareness.yaml").read_text())[
     "keyword_awareness"
 ]
 

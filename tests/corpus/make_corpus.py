@@ -88,7 +88,7 @@ class Case:
 
 
 def _config(study: str) -> dict:
-    return yaml.safe_load((REPO / "config" / f"{study}.yaml").read_text())[study]
+    return yaml.safe_load((REPO / "config" / "kinds" / f"{study}.yaml").read_text())
 
 
 def _head(path: Path, n: int) -> bytes:

@@ -41,7 +41,7 @@ def test_rasch_outcomes_follow_ability():
 
 def test_salitrap_shape_passes_the_reader(tmp_path):
     scale.main(["--study", "salitrap", "--models", "2", "--items", "23", "--out", str(tmp_path)])
-    cfg = yaml.safe_load((REPO / "config" / "salitrap.yaml").read_text())["salitrap"]
+    cfg = yaml.safe_load((REPO / "config" / "kinds" / "salitrap.yaml").read_text())
     items = read_items(tmp_path / "items.jsonl", cfg["dimensions"])
     assert len(items) == 23 and items["seed_id"].nunique() == 5  # clusters of five
     labelled, acct = label_run(
