@@ -1,4 +1,4 @@
-"""One published-number check summary across all enabled studies."""
+"""One published-number check summary across all built analyses."""
 
 from pathlib import Path
 
@@ -8,7 +8,12 @@ from rederive.check import NO_PUBLISHED, fmt_number, summary_markdown
 
 
 def combine(paths) -> pd.DataFrame:
-    frames = [pd.read_csv(p, keep_default_na=True) for p in paths]
+    """Every analysis's check rows; ``study`` names the analysis (its folder,
+    ``results/<name>/check/published_check.csv``), not its kind, so two analyses
+    of one kind stay apart."""
+    frames = [
+        pd.read_csv(p, keep_default_na=True).assign(study=Path(p).parts[-3]) for p in paths
+    ]
     # A study without published numbers has a header-only file: nothing to add.
     filled = [f for f in frames if len(f)]
     if filled:
