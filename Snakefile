@@ -27,12 +27,13 @@ include: "rules/summary.smk"
 finish_workflow()
 
 
+# The closing lines, printed after Snakemake's own ("Complete log", elapsed time).
 onsuccess:
-    print(done_message(), file=sys.stderr)
+    print_last(done_message())
 
 
 onerror:
-    print(failure_message(), file=sys.stderr)
+    print_last(failure_message())
 
 
 rule all:

@@ -389,12 +389,20 @@ def finish_workflow():
         rule_.set_params(
             library_version=versions[kind], source_digest=source_digest(rule_)
         )
+        if "analysis" in rule_.wildcard_names and any(
+            "report" in getattr(out, "flags", {}) for out in rule_.output
+        ):
+            # What report captions name: the analysis's label, where its data come
+            # from, and whether they are the simulated bundled data (only on rules
+            # with report outputs, so a new label re-runs no ingest).
+            rule_.set_params(label=label, data_note=data_note, simulated=is_simulated)
 
 
 def done_message():
     names = ", ".join(BUILD)
     return (
-        f"rederive: done ({len(BUILD)} analyses: {names}). Results in results/<name>/; "
+        f"rederive: done ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
+        f"{names}). Results in results/<name>/; "
         "summary results/summary/published_check.md; "
         "report: snakemake --report results/report.html"
     )
@@ -417,3 +425,9 @@ def failure_message():
     if not messages:
         return "rederive: stopped; the first error above names the job and its log."
     return "\n".join(messages)
+
+
+def print_last(message):
+    import atexit
+
+    atexit.register(lambda: print(message, file=sys.stderr, flush=True))
