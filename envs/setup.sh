@@ -19,9 +19,19 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 
-echo "Setting up .venv from envs/requirements.lock (first time: about 2 minutes, 1.8 GB)..." >&2
+packages=$(grep -c '^[A-Za-z0-9]' envs/requirements.lock)
+echo "rederive setup: creating .venv from envs/requirements.lock ($packages pinned packages; first time about 2 minutes, 1.8 GB)" >&2
+step() { echo "rederive setup: [$1/3] $2" >&2; }
+# pip --quiet prints nothing for minutes; a ticker says it is still working.
+tick() { local start=$SECONDS; while sleep 20; do echo "rederive setup:       ... still installing ($((SECONDS - start)) s)" >&2; done; }
+step 1 "virtual environment"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+step 2 "pinned packages (torch CPU, py-irt, snakemake, ...)"
+tick & ticker=$!
+trap 'kill $ticker 2>/dev/null || true' EXIT
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r envs/requirements.lock 2> >(grep -v "^WARNING: Location" >&2)
+kill $ticker 2>/dev/null || true
+step 3 "rederive itself (editable)"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . 2> >(grep -v "^WARNING: Location" >&2)
 echo "$want" > "$stamp"
-echo "Environment ready: .venv" >&2
+echo "rederive setup: environment ready in .venv. Next: .venv/bin/snakemake --cores 8 (bundled data) or .venv/bin/python -m pytest (tests)" >&2
