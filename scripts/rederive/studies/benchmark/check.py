@@ -114,13 +114,13 @@ def comparison_statement(
 ) -> str:
     """What the published check compares, in words for the report."""
     if not files:
-        where = f" in {relpath(folder)}" if folder is not None else ""
+        where = f" in {under_root(folder, folder.parent)}/" if folder is not None else ""
         return (
             f"No published scores{where} ({NO_PUBLISHED}): only identities and "
             "harness-reported scores are checked."
         )
     text = (
-        f"Published scores from {', '.join(relpath(p) for p in files)} (fraction correct per "
+        f"Published scores from {', '.join(under_root(p, Path(p).parent.parent) for p in files)} (fraction correct per "
         "model, as harnesses publish it) against each model's recomputed fraction correct over "
         "every item it answered."
     )
@@ -136,8 +136,19 @@ def comparison_statement(
     return text
 
 
+def under_root(path, root: Path | None) -> str:
+    """``path`` as outputs print it: relative to the analysis's raw_dir (outputs
+    name the analysis by its label, never by where its files sit)."""
+    if root is not None:
+        try:
+            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            pass
+    return Path(path).name
+
+
 def harness_checks(
-    reported: pd.DataFrame, responses: pd.DataFrame, tolerance: float
+    reported: pd.DataFrame, responses: pd.DataFrame, tolerance: float, root: Path | None = None
 ) -> list[Check]:
     """Our per-(model, task) accuracy against the score the harness itself reported."""
     if reported.empty:
@@ -155,7 +166,7 @@ def harness_checks(
             float(row.value),
             None if pd.isna(row.ours) else float(row.ours),
             tolerance,
-            f"as reported in {row.file}",
+            f"as reported in {under_root(row.file, root)}",
         )
         for row in merged.sort_values(["model", "task"]).itertuples(index=False)
     ]
@@ -171,7 +182,7 @@ def main(snakemake):
     own = own_item_accuracy(responses)
     # The harness rounds nothing, but sums floats in its own order: 1e-9 absorbs that.
     found = checks(published, accuracy, snakemake.params.tolerance, own) + harness_checks(
-        reported, responses, 1e-9
+        reported, responses, 1e-9, root=Path(snakemake.params.published_dir).parent
     )
     # Power of the ranking's first place (rederive.studies.benchmark.power).
     from rederive.studies.benchmark.power import headline_checks
