@@ -25,5 +25,7 @@ def test_resources_come_from_job_helpers():
 
 
 def test_power_rules_are_seen():
-    power = [rule for file, rule, _ in _rule_blocks() if file == "power.smk"]
-    assert len(power) == 10
+    # One estimate rule per kind, in its own file, and one figure rule for all.
+    estimates = sorted(rule for _, rule, _ in _rule_blocks() if rule.startswith("estimate_"))
+    assert len(estimates) == 5
+    assert [rule for file, rule, _ in _rule_blocks() if file == "power.smk"] == ["plot_power"]
