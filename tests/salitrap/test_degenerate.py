@@ -103,7 +103,9 @@ def test_one_model_has_no_1pl_but_a_reason():
 def test_check_without_published_says_so(tmp_path):
     """Before: FileNotFoundError on published/salitrap_table1_tar_hfr.csv."""
     out = SimpleNamespace(csv=tmp_path / "check.csv", md=tmp_path / "check.md")
-    params = SimpleNamespace(published_dir=str(tmp_path / "published"), tolerance=0.05)
+    params = SimpleNamespace(
+        published_dir=str(tmp_path / "published"), tolerance=0.05, simulated=False
+    )
     check.main(SimpleNamespace(params=params, output=out, input=SimpleNamespace()))
     assert pd.read_csv(out.csv).empty
     text = out.md.read_text()
@@ -117,7 +119,7 @@ def test_partial_published_folder_is_an_input_error(tmp_path):
     folder.mkdir()
     (folder / "salitrap_table1_tar_hfr.csv").write_text("model\n")
     out = SimpleNamespace(csv=tmp_path / "check.csv", md=tmp_path / "check.md")
-    params = SimpleNamespace(published_dir=str(folder), tolerance=0.05)
+    params = SimpleNamespace(published_dir=str(folder), tolerance=0.05, simulated=False)
     with pytest.raises(InputError, match="salitrap_table2_scr_si.csv"):
         check.main(SimpleNamespace(params=params, output=out, input=SimpleNamespace()))
 

@@ -52,7 +52,7 @@ def _run(module, tmp_path, outputs, **params):
         for k in outputs
     }
     params = {
-        "raw_dir": str(tmp_path / "raw"),
+        "simulated": False,
         "min_n": 20,
         "bootstrap": {"n_boot": 50, "level": 0.95, "seed": 1},
         "dimensions": {"D1": "d1", "D2": "d2"},
