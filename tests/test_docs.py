@@ -1,0 +1,448 @@
+"""The user documentation (README.md, docs/) is checked, and its commands are run.
+
+Markers (an HTML comment on the line just above a fenced block):
+
+``<!-- docs-test -->``
+    This module runs the block from the repository root: each line of a
+    ``bash`` block must exit 0; each ``$ command`` of a ``console`` block must
+    print exactly the lines shown under it.
+``<!-- docs-test: built -->``
+    As above, but in the scratch directory of :func:`test_warehouse_queries_run`,
+    after the bundled analyses' warehouses (and the tables the commands read)
+    were built there.
+``<!-- docs-test: dry-run -->``
+    Each ``.venv/bin/snakemake …`` line is run with ``-n`` in a scratch
+    directory (:func:`test_config_examples_dry_run`); a ``--configfile NAME`` is
+    the config example marked ``file=NAME`` on the same page.
+``<!-- verified-by: PATH[::TEST] -->``
+    Another test runs it: PATH must exist (and define TEST). A PATH that is not
+    a Python file (e.g. ``.ci/run``) must contain every command line literally.
+``<!-- verbatim-run -->``
+    Pasted from a verbatim run, not re-run by a test.
+``<!-- config-example: FIXTURE [file=NAME] -->``
+    A YAML config file: its absolute ``raw_dir`` / ``inputs`` folders are
+    replaced by scratch folders holding FIXTURE data (``lm_eval``, ``inspect``,
+    ``matrix``, ``long``, a paper kind's name, or ``bundled`` = leave as is) and
+    the workflow is dry-run on it.
+``<!-- warehouse: NAME -->``
+    A ``sql`` block in docs/warehouse.md, run against
+    ``results/NAME/NAME.duckdb``; a ``text`` block right after it is its
+    expected output (``DataFrame.to_string(index=False)``).
+
+Every ``bash``/``console`` block must carry one of the first five, and every
+fenced block must name its language.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from workflow_utils import REPO, SNAKEMAKE, prepare_workdir, run_workflow
+
+README = REPO / "README.md"
+DOCS = REPO / "docs"
+DOC_FILES = [README, *sorted(DOCS.rglob("*.md"))]
+COMMAND_LANGS = {"bash", "console", "sh", "shell"}
+COMMAND_MARKERS = {"docs-test", "verified-by", "verbatim-run"}
+FIXTURES = REPO / "tests" / "benchmark" / "fixtures"
+PAPER_KINDS = ("salitrap", "tag_sycophancy", "bias_awareness", "cot_loadbearing")
+MARKER = re.compile(r"^<!--\s*([a-z-]+)(?::\s*(.*?))?\s*-->$")
+FENCE = re.compile(r"^(\s*)```(.*)$")
+
+
+@dataclass
+class Block:
+    path: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    text: str
+    marker: str | None  # name of the marker comment just above, if any
+    arg: str  # its argument ("" when none)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(REPO)}:{self.line}"
+
+
+def parse_blocks(path: Path) -> list[Block]:
+    """Fenced blocks of a Markdown file, with the marker comment above each."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        start, lang = i, match.group(2).strip()
+        i += 1
+        body = []
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append(lines[i])
+            i += 1
+        above = next((lines[j].strip() for j in range(start - 1, -1, -1) if lines[j].strip()), "")
+        marker = MARKER.match(above)
+        blocks.append(
+            Block(
+                path=path,
+                line=start + 1,
+                lang=lang,
+                text="\n".join(body),
+                marker=marker.group(1) if marker else None,
+                arg=(marker.group(2) or "").strip() if marker else "",
+            )
+        )
+        i += 1
+    return blocks
+
+
+def prose(path: Path) -> str:
+    """The file without its fenced blocks (links and references in code don't count)."""
+    out, inside = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if FENCE.match(line):
+            inside = not inside
+            continue
+        if not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
+def command_lines(block: Block) -> list[str]:
+    """Commands of a bash block: non-blank lines without trailing comments."""
+    commands = []
+    for raw in block.text.splitlines():
+        line = raw.split(" #", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if line:
+            commands.append(line)
+    return commands
+
+
+def console_steps(block: Block) -> list[tuple[str, list[str]]]:
+    """``$ command`` lines of a console block, each with the output lines under it."""
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        elif steps:
+            steps[-1][1].append(line.rstrip())
+        else:
+            raise AssertionError(f"{block.where}: console block must start with '$ '")
+    return steps
+
+
+ALL_BLOCKS = [block for path in DOC_FILES for block in parse_blocks(path)]
+
+
+def blocks_marked(marker: str, arg: str | None = None) -> list[Block]:
+    return [b for b in ALL_BLOCKS if b.marker == marker and (arg is None or b.arg == arg)]
+
+
+def _block_id(block):
+    return block.where
+
+
+# --- (a)-(c): length, no issue references, links ---------------------------------
+
+
+def test_readme_is_a_front_door():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines (at most 200)"
+
+
+ISSUE_REFERENCE = re.compile(
+    r"\b(?:issues?|pull requests?|PRs?)[\s#-]*\d+\b|(?<![\w&/#])#\d+\b", re.IGNORECASE
+)
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_issue_references(path):
+    found = [
+        f"line {n}: {m.group(0)!r}"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for m in ISSUE_REFERENCE.finditer(line)
+    ]
+    assert not found, f"{path.relative_to(REPO)} refers to issues: {found}"
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    return {
+        slug(line.lstrip("#")) for line in prose(path).splitlines() if re.match(r"^#{1,6} ", line)
+    }
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_relative_links_resolve(path):
+    broken = []
+    for target in LINK.findall(prose(path)):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+            continue  # http:, https:, mailto:
+        file_part, _, anchor = target.partition("#")
+        resolved = (path.parent / file_part).resolve() if file_part else path
+        if not resolved.exists():
+            broken.append(f"{target} (no file {resolved})")
+        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+            broken.append(f"{target} (no heading with anchor #{anchor})")
+    assert not broken, f"{path.relative_to(REPO)}: broken links {broken}"
+
+
+# --- (d): every command block is run by a test or marked as a verbatim run ------------
+
+
+def test_every_fenced_block_names_its_language():
+    bare = [b.where for b in ALL_BLOCKS if not b.lang]
+    assert not bare, f"fenced blocks without a language: {bare}"
+
+
+@pytest.mark.parametrize("block", [b for b in ALL_BLOCKS if b.lang in COMMAND_LANGS], ids=_block_id)
+def test_command_block_is_verified_or_verbatim(block):
+    assert block.marker in COMMAND_MARKERS, (
+        f"{block.where}: a {block.lang} block needs <!-- docs-test -->, "
+        "<!-- verified-by: tests/... --> or <!-- verbatim-run --> just above it"
+    )
+    if block.marker == "docs-test":
+        assert block.arg in {"", "built", "dry-run"}, f"{block.where}: docs-test: {block.arg}?"
+    if block.marker == "verified-by":
+        file_part, _, test_name = block.arg.partition("::")
+        target = REPO / file_part
+        assert file_part and target.is_file(), f"{block.where}: {file_part!r} does not exist"
+        text = target.read_text(encoding="utf-8")
+        if test_name:
+            assert re.search(rf"^def {re.escape(test_name)}\(", text, re.M), (
+                f"{block.where}: {file_part} defines no {test_name}"
+            )
+        if target.suffix != ".py":
+            for command in command_lines(block):
+                assert command in text, f"{block.where}: {file_part} does not run {command!r}"
+
+
+def test_markers_are_known():
+    known = COMMAND_MARKERS | {"config-example", "warehouse"}
+    unknown = [f"{b.where}: {b.marker}" for b in ALL_BLOCKS if b.marker and b.marker not in known]
+    assert not unknown, f"unknown markers: {unknown}"
+
+
+def _run(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def run_block(block: Block, cwd: Path) -> None:
+    """Run a docs-test block in ``cwd``; compare console output with the lines shown."""
+    if block.lang == "console":
+        for command, expected in console_steps(block):
+            proc = _run(command, cwd)
+            assert proc.returncode == 0, f"{block.where}: {command!r} failed:\n{proc.stderr}"
+            got = [line.rstrip() for line in proc.stdout.rstrip("\n").splitlines()]
+            want = expected
+            while want and not want[-1]:
+                want = want[:-1]
+            assert got == want, (
+                f"{block.where}: {command!r} printed\n"
+                + "\n".join(got)
+                + "\nnot\n"
+                + "\n".join(want)
+            )
+    else:
+        for command in command_lines(block):
+            proc = _run(command, cwd)
+            assert proc.returncode == 0, f"{block.where}: {command!r} failed:\n{proc.stderr}"
+
+
+@pytest.mark.parametrize("block", blocks_marked("docs-test", ""), ids=_block_id)
+def test_doc_command_runs(block):
+    run_block(block, REPO)
+
+
+# --- config examples: the README's analyses, dry-run --------------------------------
+
+
+def _fill(folder: Path, fixture: str) -> Path:
+    """Put ``fixture`` inputs into ``folder`` (a raw_dir), return it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if fixture == "lm_eval":
+        shutil.copytree(FIXTURES / "lm_eval" / "out", folder / "lm_eval", dirs_exist_ok=True)
+    elif fixture == "inspect":
+        (folder / "inspect").mkdir(exist_ok=True)
+        shutil.copy(
+            FIXTURES / "inspect" / "0.3.285" / "mean.eval", folder / "inspect" / "alpha.eval"
+        )
+        shutil.copy(
+            FIXTURES / "inspect" / "0.3.205" / "at_least_1.eval", folder / "inspect" / "beta.eval"
+        )
+    elif fixture == "matrix":
+        (folder / "matrix").mkdir(exist_ok=True)
+        rows = ["item,model_a,model_b"] + [f"q{i},{i % 2},{(i // 2) % 2}" for i in range(30)]
+        (folder / "matrix" / "tiny.csv").write_text("\n".join(rows) + "\n")
+    elif fixture == "long":
+        (folder / "long").mkdir(exist_ok=True)
+        rows = ["model,item_id,correct,task"] + [
+            f"{m},q{i},{(i + k) % 2},tiny" for k, m in enumerate(["a", "b"]) for i in range(30)
+        ]
+        (folder / "long" / "tiny.csv").write_text("\n".join(rows) + "\n")
+    else:
+        raise AssertionError(f"no fixture {fixture!r}")
+    return folder
+
+
+def materialise(block: Block, root: Path) -> dict:
+    """The config of a config-example block, with its folders pointing at fixture data."""
+    fixture = block.arg.split()[0]
+    config = yaml.safe_load(block.text)
+    assert isinstance(config, dict) and config.get("analyses"), f"{block.where}: no analyses"
+    if fixture == "bundled":
+        return config
+    for name, entry in config["analyses"].items():
+        raw_dir = str(entry.get("raw_dir", ""))
+        if fixture in PAPER_KINDS:
+            entry["raw_dir"] = str(REPO / "raw" / fixture)
+        elif raw_dir.startswith("/"):
+            entry["raw_dir"] = str(_fill(root / "data" / name, fixture))
+        for fmt, folder in (entry.get("inputs") or {}).items():
+            if isinstance(folder, str) and folder.startswith("/"):
+                entry["inputs"][fmt] = str(_fill(root / "data" / f"{name}-{fmt}", fmt) / fmt)
+    return config
+
+
+def _workdir(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "raw").symlink_to(REPO / "raw")
+    venv = Path(sys.executable).parents[1]
+    if not (root / ".venv").exists():
+        (root / ".venv").symlink_to(venv)
+    return root
+
+
+CONFIG_EXAMPLES = blocks_marked("config-example")
+
+
+def test_config_examples_are_marked():
+    """The README has one example per input format of kind benchmark, and one paper kind."""
+    fixtures = {b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path == README}
+    assert {"lm_eval", "inspect", "matrix", "long"} <= fixtures
+    assert fixtures & set(PAPER_KINDS)
+    for block in ALL_BLOCKS:
+        if block.lang == "yaml" and "analyses:" in block.text:
+            assert block.marker == "config-example", f"{block.where}: yaml without config-example"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", CONFIG_EXAMPLES, ids=_block_id)
+def test_config_examples_dry_run(block, tmp_path):
+    """Each config example is accepted and plans jobs for every analysis it builds."""
+    workdir = _workdir(tmp_path / "work")
+    config = materialise(block, tmp_path)
+    proc = run_workflow(workdir, config, extra_args=["-n"], check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{block.where}: dry run failed:\n{output[-6000:]}"
+    for name in config.get("build") or config["analyses"]:
+        assert f"results/{name}/" in output, f"{block.where}: no job planned for {name}"
+
+
+def _example_file(page: Path, name: str) -> Block:
+    for block in CONFIG_EXAMPLES:
+        if block.path == page and f"file={name}" in block.arg.split():
+            return block
+    raise AssertionError(f"{page.relative_to(REPO)}: no config example marked file={name}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", blocks_marked("docs-test", "dry-run"), ids=_block_id)
+def test_dry_run_commands(block, tmp_path):
+    workdir = _workdir(tmp_path / "work")
+    prepare_workdir(workdir, {})
+    for command in command_lines(block):
+        argv = shlex.split(command)
+        assert argv[0] == ".venv/bin/snakemake", f"{block.where}: {command!r}"
+        args = argv[1:]
+        if "--configfile" in args:
+            i = args.index("--configfile") + 1
+            example = _example_file(block.path, args[i])
+            config = materialise(example, tmp_path / args[i])
+            (workdir / args[i]).write_text(yaml.safe_dump(config, sort_keys=False))
+            args[i] = str(workdir / args[i])
+        cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir)]
+        proc = subprocess.run(
+            [*cmd, *args, "-n"], cwd=workdir, capture_output=True, text=True, timeout=600
+        )
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 0, f"{block.where}: {command!r} -n failed:\n{output[-6000:]}"
+
+
+# --- (e): every example query of docs/warehouse.md runs on a real warehouse ----------
+
+
+def query_blocks() -> list[tuple[Block, str | None]]:
+    """(sql block, expected output or None) of docs/warehouse.md."""
+    blocks = parse_blocks(DOCS / "warehouse.md")
+    pairs = []
+    for i, block in enumerate(blocks):
+        if block.lang != "sql":
+            continue
+        assert block.marker == "warehouse" and block.arg, f"{block.where}: needs warehouse: NAME"
+        following = blocks[i + 1] if i + 1 < len(blocks) else None
+        expected = following.text if following is not None and following.lang == "text" else None
+        pairs.append((block, expected))
+    return pairs
+
+
+def test_warehouse_doc_covers_every_kind():
+    names = {block.arg for block, _ in query_blocks()}
+    assert {*PAPER_KINDS, "benchmark"} <= names
+
+
+def built_targets(names: set[str], blocks: list[Block]) -> list[str]:
+    targets = {f"results/{name}/{name}.duckdb" for name in names}
+    for block in blocks:
+        for name in re.findall(r"rederive\.power --results results/([\w.-]+)", block.text):
+            targets.add(f"results/{name}/tables/power.csv")
+        for name in re.findall(r"results/([\w.-]+)/[\w.-]+\.duckdb", block.text):
+            targets.add(f"results/{name}/{name}.duckdb")
+    return sorted(targets)
+
+
+@pytest.mark.slow
+def test_warehouse_queries_run(tmp_path):
+    """Build the bundled warehouses (new config form: ``build: [...]``), run every query.
+
+    Run it alone with ``pytest tests/test_docs.py -k test_warehouse_queries_run``.
+    """
+    import duckdb
+
+    pairs = query_blocks()
+    built = blocks_marked("docs-test", "built")
+    names = sorted({block.arg for block, _ in pairs})
+    workdir = _workdir(tmp_path)
+    run_workflow(workdir, {"build": names}, targets=built_targets(set(names), built))
+    failures = []
+    for block, expected in pairs:
+        db = workdir / "results" / block.arg / f"{block.arg}.duckdb"
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            got = con.execute(block.text).df().to_string(index=False)
+        except duckdb.Error as error:
+            failures.append(f"{block.where}: {error}")
+            continue
+        finally:
+            con.close()
+        if expected is not None and got.rstrip() != expected.rstrip():
+            failures.append(f"{block.where}: printed\n{got}\nnot\n{expected}")
+    assert not failures, "\n\n".join(failures)
+    for block in built:
+        run_block(block, workdir)
