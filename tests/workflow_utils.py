@@ -50,11 +50,11 @@ def workflow_command(
         str(override_file),
         "--cores",
         str(cores),
+        # The profile hides each job's description; tests read them (dry runs).
+        # Before extra_args, which may end with "--" and targets.
+        *([] if any(a.startswith("--quiet") for a in extra_args or []) else ["--quiet", "host"]),
         *(extra_args or []),
     ]
-    if not any(arg.startswith("--quiet") for arg in cmd):
-        # The profile hides each job's description; tests read them (dry runs).
-        cmd += ["--quiet", "host"]
     if targets:
         # "--" ends option lists such as --forcerun, so targets are never read as rule names.
         cmd += ([] if "--" in cmd else ["--"]) + list(targets)
