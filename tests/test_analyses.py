@@ -88,7 +88,10 @@ def test_a_partial_record_keeps_the_other_defaults_and_a_map_is_replaced(tmp_pat
         ({"analyses": {"x": {"kind": "benchmark"}}}, "analyses.x.raw_dir: missing"),
         ({"analyses": {"a/b": {"kind": "benchmark", "raw_dir": "."}}}, "folder results/<name>/"),
         ({"analyses": {"summary": {"kind": "benchmark", "raw_dir": "."}}}, "taken by the workflow"),
-        ({"analyses": {"x": {"kind": "benchmark", "raw_dir": ".", "fdr_q": 2}}}, "analyses.x.fdr_q"),
+        (
+            {"analyses": {"x": {"kind": "benchmark", "raw_dir": ".", "fdr_q": 2}}},
+            "analyses.x.fdr_q",
+        ),
         ({"analyses": {"x": {"kind": "benchmark", "raw_dir": ".", "n_bot": 2}}}, "n_bot"),
         ({"analyses": {"x": {"kind": "benchmark", "raw_dir": "."}}, "build": ["y"]}, "'y' is not"),
     ],

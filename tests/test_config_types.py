@@ -35,7 +35,10 @@ def test_snakemake_hands_nested_scalars_over_as_text():
     ("text", "expected"),
     [
         ("benchmark={bootstrap: {n_boot: 500}}", {"bootstrap": {"n_boot": 500}}),
-        ("benchmark={bootstrap: {level: 0.9}, fdr_q: 1e-2}", {"bootstrap": {"level": 0.9}, "fdr_q": 0.01}),
+        (
+            "benchmark={bootstrap: {level: 0.9}, fdr_q: 1e-2}",
+            {"bootstrap": {"level": 0.9}, "fdr_q": 0.01},
+        ),
         ("benchmark={check: {tolerance: 0}}", {"check": {"tolerance": 0}}),
         ("benchmark={lm_eval: {filter: null}}", {"lm_eval": {"filter": None}}),
         ("benchmark={lm_eval: {filter: ~}}", {"lm_eval": {"filter": None}}),
@@ -79,7 +82,9 @@ def test_refs_any_of_and_arrays():
 
 
 def test_text_that_fits_no_type_is_left_for_the_validator():
-    coerced = coerce_to_schema({"bootstrap": {"n_boot": "five", "seed": "1.5"}}, schema("benchmark"))
+    coerced = coerce_to_schema(
+        {"bootstrap": {"n_boot": "five", "seed": "1.5"}}, schema("benchmark")
+    )
     assert coerced == {"bootstrap": {"n_boot": "five", "seed": "1.5"}}
     with pytest.raises(jsonschema.ValidationError, match="is not of type 'integer'"):
         jsonschema.validate(fill_defaults(coerced, schema("benchmark")), schema("benchmark"))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.report.markdown import row as md_row
+
 COLUMNS = [
     "study",
     "table",
@@ -217,8 +219,14 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
     for (table, kind), group in frame.groupby(["table", "kind"], sort=True):
         counts = group["status"].value_counts()
         lines.append(
-            f"| {table} | {kind} | {len(group)} | {counts.get('pass', 0)} | "
-            f"{counts.get('FAIL', 0)} | {counts.get('n/a', 0)} |"
+            md_row(
+                table,
+                kind,
+                len(group),
+                counts.get("pass", 0),
+                counts.get("FAIL", 0),
+                counts.get("n/a", 0),
+            )
         )
     failures = frame[frame["status"] != "pass"]
     lines += ["", f"## Not passing ({len(failures)})", ""]
@@ -231,7 +239,17 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
         ]
         for _, r in failures.iterrows():
             lines.append(
-                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | {fmt_number(r['published'])} | "
-                f"{fmt_number(r['ours'])} | {fmt_number(r['difference'])} | {r['relation']} ±{r['tolerance']:g} | {r['status']} | {r['note']} |"
+                md_row(
+                    r["table"],
+                    r["kind"],
+                    r["item"],
+                    r["quantity"],
+                    fmt_number(r["published"]),
+                    fmt_number(r["ours"]),
+                    fmt_number(r["difference"]),
+                    f"{r['relation']} ±{r['tolerance']:g}",
+                    r["status"],
+                    r["note"],
+                )
             )
     return "\n".join(lines) + "\n"

@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from rederive.errors import InputError
+from rederive.io.names import read_csv
 from rederive.stats.power import (
     binary_difference_sd,
     mde,
@@ -95,7 +95,7 @@ def plan_from_results(
             "(e.g. snakemake --cores 2 results/benchmark/tables/power.csv)",
             file=str(path),
         )
-    table = pd.read_csv(path)
+    table = read_csv(path)
     needed = {"n_units", "sd_unit_pp", "unit", "diff_pp", "verdict", "alpha_bh", "relevant_pp"}
     missing = sorted(needed - set(table.columns))
     if missing:

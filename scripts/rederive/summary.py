@@ -5,15 +5,19 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.check import NO_PUBLISHED, fmt_number, summary_markdown
+from rederive.io.names import read_csv
+from rederive.report.markdown import cell, row
+
+# Text columns of a published_check.csv besides the names: "n/a" is a status,
+# not a missing value (read as NaN it counted as 0 and printed "nan").
+CHECK_TEXT = ("study", "table", "kind", "item", "quantity", "relation", "status", "note")
 
 
 def combine(paths) -> pd.DataFrame:
     """Every analysis's check rows; ``study`` names the analysis (its folder,
     ``results/<name>/check/published_check.csv``), not its kind, so two analyses
     of one kind stay apart."""
-    frames = [
-        pd.read_csv(p, keep_default_na=True).assign(study=Path(p).parts[-3]) for p in paths
-    ]
+    frames = [read_csv(p, text=CHECK_TEXT).assign(study=Path(p).parts[-3]) for p in paths]
     # A study without published numbers has a header-only file: nothing to add.
     filled = [f for f in frames if len(f)]
     if filled:
@@ -26,15 +30,22 @@ def side_by_side(frame: pd.DataFrame) -> str:
     lines = ["", "## Every check, paper beside ours", ""]
     for study, group in frame.groupby("study", sort=False):
         lines += [
-            f"### {study}",
+            f"### {cell(study)}",
             "",
             "| table | kind | item | quantity | published | ours | status |",
             "|---|---|---|---|---:|---:|---|",
         ]
         for _, r in group.iterrows():
             lines.append(
-                f"| {r['table']} | {r['kind']} | {r['item']} | {r['quantity']} | "
-                f"{fmt_number(r['published'])} | {fmt_number(r['ours'])} | {r['status']} |"
+                row(
+                    r["table"],
+                    r["kind"],
+                    r["item"],
+                    r["quantity"],
+                    fmt_number(r["published"]),
+                    fmt_number(r["ours"]),
+                    r["status"],
+                )
             )
         lines.append("")
     return "\n".join(lines)
@@ -74,11 +85,18 @@ def main(snakemake):
         study = Path(path).parts[-3]
         group = frame[frame["study"] == study] if len(frame) else frame
         if group.empty:
-            per_study.append(f"| {study} | 0 | 0 | 0 | 0 | {NO_PUBLISHED} |")
+            per_study.append(row(study, 0, 0, 0, 0, NO_PUBLISHED))
             continue
         counts = group["status"].value_counts()
         per_study.append(
-            f"| {study} | {len(group)} | {counts.get('pass', 0)} | {counts.get('FAIL', 0)} | {counts.get('n/a', 0)} | |"
+            row(
+                study,
+                len(group),
+                counts.get("pass", 0),
+                counts.get("FAIL", 0),
+                counts.get("n/a", 0),
+            )
+            + " |"  # the empty note cell
         )
     preamble = "\n".join(
         [

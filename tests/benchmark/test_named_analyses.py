@@ -155,7 +155,11 @@ def planned_rules(work, overrides) -> list[str]:
     if "Nothing to be done" in proc.stdout + proc.stderr:
         return []
     return sorted(
-        {line.split()[1].rstrip(":") for line in proc.stdout.splitlines() if line.startswith("rule ")}
+        {
+            line.split()[1].rstrip(":")
+            for line in proc.stdout.splitlines()
+            if line.startswith("rule ")
+        }
     )
 
 
@@ -187,9 +191,11 @@ def test_nothing_stale_after_content_changes_with_old_mtimes(tmp_path):
     shutil.copy2(newer, run)
     assert run.stat().st_mtime == OLD
     plan = planned_rules(work, overrides)
-    assert {"ingest_benchmark_batch", "analyse_benchmark_accuracy", "check_benchmark_published"} <= set(
-        plan
-    )
+    assert {
+        "ingest_benchmark_batch",
+        "analyse_benchmark_accuracy",
+        "check_benchmark_published",
+    } <= set(plan)
     run_workflow(work, overrides)
     assert accuracy_of(work, "m1") == 0.25
     assert planned_rules(work, overrides) == []

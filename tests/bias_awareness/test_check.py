@@ -18,7 +18,9 @@ PUBLISHED = pd.read_csv(RAW / "published" / "bias_awareness_headline.csv")
 
 @pytest.fixture(scope="module")
 def computed():
-    keywords = yaml.safe_load((REPO / "config" / "kinds" / "bias_awareness.yaml").read_text())["keyword_awareness"]
+    keywords = yaml.safe_load((REPO / "config" / "kinds" / "bias_awareness.yaml").read_text())[
+        "keyword_awareness"
+    ]
     items = read_items(RAW / "items.jsonl")
     frames = [
         label_run(RAW / "runs" / f"{m}.jsonl", items, run=m, keyword_config=keywords)[0]

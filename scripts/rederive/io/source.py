@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import InputError, relpath
+from rederive.io.names import merge_options
 
 BOM = "\ufeff"
 SNIFF_BYTES = 4096
@@ -195,8 +196,11 @@ def read_csv_frame(path: str | Path, **kwargs) -> pd.DataFrame:
     For small side tables (models.csv, items.csv, baselines.csv, published
     tables). The file is first walked with :class:`CsvRows`, so a ragged row or
     an unbalanced quote is reported on its line; pandas then parses the same
-    text with ``kwargs``.
+    text with ``kwargs``. Name columns (:data:`rederive.io.names.ID_COLUMNS`)
+    stay text unless ``kwargs`` choose their own NA handling or one dtype for
+    every column (:func:`rederive.io.names.merge_options`).
     """
+
     name = relpath(path)
     rows = iter(CsvRows(path))
     try:
@@ -207,7 +211,7 @@ def read_csv_frame(path: str | Path, **kwargs) -> pd.DataFrame:
         if cells and len(cells) != len(header):
             raise InputError(width_message(cells, header), file=name, line=number)
     try:
-        return pd.read_csv(io.StringIO(read_text(path)), **kwargs)
+        return pd.read_csv(io.StringIO(read_text(path)), **merge_options(header, kwargs))
     except (pd.errors.ParserError, csv.Error, ValueError) as exc:
         message = " ".join(str(exc).split())
         raise InputError(f"malformed CSV ({message})", file=name) from None

@@ -10,6 +10,7 @@ import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 
 
@@ -119,8 +120,8 @@ def draw_check(table: pd.DataFrame, png: str) -> None:
 
 
 def main(snakemake):
-    power = pd.read_csv(snakemake.input.power)
-    curve = pd.read_csv(snakemake.input.curve)
+    power = read_csv(snakemake.input.power)
+    curve = read_csv(snakemake.input.curve)
     fig = draw(power, curve, title=snakemake.params.title)
     p = snakemake.params
     note = SIMULATED_NOTE if p.simulated else (p.note or None)

@@ -19,6 +19,12 @@ SIMULATED_NOTE = "Simulated data (seeded generator calibrated to published aggre
 
 PALETTE = "colorblind"
 
+# Names are drawn as they are: a model called "$\undefinedmacro$" or "a$b$c" is
+# text, not mathtext (which would raise on the first and typeset the second).
+# No project label uses mathtext, so switching it off everywhere loses nothing.
+LITERAL_TEXT = {"text.parse_math": False}
+plt.rcParams.update(LITERAL_TEXT)  # also for figures drawn without apply_theme()
+
 
 def apply_theme() -> None:
     """Set the project's seaborn theme (call once per figure script)."""
@@ -32,6 +38,7 @@ def apply_theme() -> None:
             # Embed TrueType, not Type 3, so PDFs are journal-friendly.
             "pdf.fonttype": 42,
             "svg.hashsalt": "rederive",
+            **LITERAL_TEXT,
         }
     )
 

@@ -22,12 +22,66 @@ _ESCAPES = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In the default OT1 font encoding these three print as "¡", "¿" and "—":
+    # "BH q < 0.05" must not read "BH q ¡ 0.05".
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    # Line breaks and tabs inside a name are spaces (a blank line would end
+    # the paragraph inside a table cell).
+    "\t": " ",
+    "\n": " ",
+    "\r": " ",
+    "\f": " ",
+    "\v": " ",
 }
+
+#: Non-ASCII characters written as they are (UTF-8): those pdfLaTeX's default
+#: setup (utf8 input, OT1 fonts, no package) typesets, checked by compiling
+#: each one: Latin-1 and Latin Extended-A letters and signs, and common
+#: punctuation. Ð, þ, ą, ę, «, … need T1 fonts and are not among them.
+TYPESET_AS_IS = (
+    (0x00A0, 0x00AA), (0x00AC, 0x00BA), (0x00BC, 0x00CF), (0x00D1, 0x00DD),
+    (0x00DF, 0x00EF), (0x00F1, 0x00FD), (0x00FF, 0x0103), (0x0106, 0x010F),
+    (0x0112, 0x0117), (0x011A, 0x0125), (0x0128, 0x012D), (0x0130, 0x0137),
+    (0x0139, 0x013E), (0x0141, 0x0148), (0x014C, 0x0165), (0x0168, 0x0171),
+    (0x0174, 0x017E), (0x2013, 0x2014), (0x2018, 0x2019), (0x201C, 0x201D),
+    (0x2020, 0x2022), (0x2026, 0x2026), (0x2030, 0x2030), (0x20AC, 0x20AC),
+    (0x2122, 0x2122),
+)  # fmt: skip
+
+
+def _typesets(code: int) -> bool:
+    return any(low <= code <= high for low, high in TYPESET_AS_IS)
+
+
+def codepoint(ch: str) -> str:
+    """A character pdfLaTeX cannot typeset, as its code point: ``\texttt{[U+4E2D]}``.
+
+    CJK, emoji, Greek, math signs and control characters have no glyph in
+    pdfLaTeX's default fonts (the compile stops with "Unicode character … not
+    set up for use with LaTeX"); the code point keeps the name identifiable,
+    and the CSV beside the table holds it byte-exact.
+    """
+    return rf"\texttt{{[U+{ord(ch):04X}]}}"
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    code = ord(ch)
+    if 32 <= code < 127 or (code > 127 and _typesets(code)):
+        return ch
+    return codepoint(ch)
 
 
 def escape(text: str) -> str:
-    """Escape LaTeX special characters in plain text."""
-    return "".join(_ESCAPES.get(ch, ch) for ch in str(text))
+    """Escape plain text for LaTeX: specials, ``<``, ``>``, ``|`` and non-ASCII.
+
+    The result compiles with pdfLaTeX without any package: characters outside
+    :data:`TYPESET_AS_IS` are written as their code point (:func:`codepoint`).
+    """
+    return "".join(_escape_char(ch) for ch in str(text))
 
 
 def format_number(value, decimals: int = 1, missing: str = "--") -> str:
@@ -39,7 +93,7 @@ def format_number(value, decimals: int = 1, missing: str = "--") -> str:
     return f"{value:.{decimals}f}"
 
 
-def bold_extremes(table: pd.DataFrame, rules: dict[str, str]) -> pd.DataFrame:
+def bold_extremes(table: pd.DataFrame, rules: dict[str, str], eligible=None) -> pd.DataFrame:
     """Boolean mask marking each column's best cell(s), as the papers bold them.
 
     Parameters
@@ -48,10 +102,19 @@ def bold_extremes(table: pd.DataFrame, rules: dict[str, str]) -> pd.DataFrame:
     rules : dict
         Column → ``"max"`` or ``"min"``; columns not named are never bold. Ties are
         all bold.
+    eligible : array_like of bool, optional
+        Per row, whether it may be "best"; default every row. A model flagged
+        ``small_n`` (one item answered gives a TAR of 100.0) is not eligible: it is
+        never bold, and the best is taken among the other rows.
     """
     mask = pd.DataFrame(False, index=table.index, columns=table.columns)
+    keep = (
+        pd.Series(True, index=table.index)
+        if eligible is None
+        else pd.Series(list(eligible), index=table.index, dtype=bool)
+    )
     for column, rule in rules.items():
-        values = pd.to_numeric(table[column], errors="coerce")
+        values = pd.to_numeric(table[column], errors="coerce").where(keep)
         if values.notna().any():
             target = values.max() if rule == "max" else values.min()
             mask[column] = values == target

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.stats.power import comparison_power, mde_curve, n_grid
+from rederive.stats.power import MIN_UNITS, comparison_power, mde_curve, n_grid, no_sd_reason
 
 #: Columns after the study's own identifying columns, in order.
 POWER_COLUMNS = [
@@ -94,7 +94,7 @@ def power_frame(
     out["ci_source"] = ci_source
     out["significant"] = np.asarray(significant, dtype=bool)
     out["sd_unit_pp"] = np.asarray(sd_pp, dtype=float)
-    out["sd_source"] = sd_source
+    out["sd_source"] = sd_sources(sd_source, out["sd_unit_pp"], out["n_units"])
     for key in (
         "mde_pp",
         "mde_bh_pp",
@@ -112,6 +112,22 @@ def power_frame(
     out["fdr_q"] = fdr_q
     out["power"] = power
     return out
+
+
+def sd_sources(sd_source: str, sd_pp: pd.Series, n_units: pd.Series) -> pd.Series | str:
+    """``sd_source`` per row: where the sd comes from, or why there is none.
+
+    A comparison over fewer than two units has no variance (NaN sd, verdict "not
+    assessable"); its row names the unit count instead of a source it does not
+    have. Tables without such a row keep the one source text.
+    """
+    few = sd_pp.isna() & (n_units < MIN_UNITS)
+    if not few.any():
+        return sd_source
+    return pd.Series(
+        [no_sd_reason(n) if f else sd_source for f, n in zip(few, n_units, strict=True)],
+        index=sd_pp.index,
+    )
 
 
 #: Columns of the MDE-against-n curve CSV.
@@ -207,13 +223,17 @@ def headline_check(
     from rederive.stats.power import mde, n_needed, power_two_sided
 
     m = float(mde(sd_pp, n_units, alpha, power))
-    at = float(power_two_sided(reported_pp, sd_pp, n_units, alpha))
-    need = float(n_needed(reported_pp, sd_pp, alpha, power))
-    need_text = "never (zero difference)" if math.isinf(need) else f"{int(need):,} {unit}s"
-    text = (
-        f"power {at:.0%} at the reported difference with {int(n_units):,} {unit}s "
-        f"(sd {sd_pp:.1f} pp per {unit}); {power:.0%} power needs {need_text}"
-    )
+    if not math.isfinite(float(sd_pp)):
+        # One unit (or none): no variance, so no MDE; the row is n/a and says why.
+        text = f"not assessable: sd {no_sd_reason(n_units)} ({unit}s)"
+    else:
+        at = float(power_two_sided(reported_pp, sd_pp, n_units, alpha))
+        need = float(n_needed(reported_pp, sd_pp, alpha, power))
+        need_text = "never (zero difference)" if math.isinf(need) else f"{int(need):,} {unit}s"
+        text = (
+            f"power {at:.0%} at the reported difference with {int(n_units):,} {unit}s "
+            f"(sd {sd_pp:.1f} pp per {unit}); {power:.0%} power needs {need_text}"
+        )
     return Check(
         study,
         "power",

@@ -108,14 +108,20 @@ def paired_influence(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.
 
 
 def _influence_from_totals(totals: np.ndarray) -> np.ndarray:
-    """``u_c`` of :func:`paired_influence` from per-unit totals ``(y_a, y_b, x_a, x_b)``."""
+    """``u_c`` of :func:`paired_influence` from per-unit totals ``(y_a, y_b, x_a, x_b)``.
+
+    No usable unit (no unit scored for both models, or a model without a valid
+    row) gives an empty array: a comparison of a model with one item, or of two
+    partial models that share none, has no variance, which :func:`unit_sd`
+    reports as NaN rather than failing the whole power table.
+    """
     totals = totals[(totals[:, 2] > 0) | (totals[:, 3] > 0)]
     if totals.shape[0] == 0:
-        raise ValueError("no unit has a score for both models")
+        return np.empty(0)
     ya, yb, xa_c, xb_c = totals.T
     mean_xa, mean_xb = xa_c.mean(), xb_c.mean()
     if mean_xa == 0 or mean_xb == 0:
-        raise ValueError("a model has no valid row (zero denominator)")
+        return np.empty(0)
     ratio_a = ya.sum() / xa_c.sum()
     ratio_b = yb.sum() / xb_c.sum()
     return (ya - ratio_a * xa_c) / mean_xa - (yb - ratio_b * xb_c) / mean_xb
@@ -173,12 +179,33 @@ def paired_unit_sds(num, pairs, den=None, clusters=None) -> tuple[np.ndarray, np
     return np.array(sds, dtype=float), np.array(units, dtype=int)
 
 
+#: Fewest units a per-unit sd (ddof = 1) can be estimated from.
+MIN_UNITS = 2
+
+
 def unit_sd(influence) -> float:
-    """Standard deviation (ddof = 1) of per-unit influence values: ``SE = sd / √n``."""
+    """Standard deviation (ddof = 1) of per-unit influence values: ``SE = sd / √n``.
+
+    Parameters
+    ----------
+    influence : array_like, shape (n_units,)
+        Per-unit influence values (:func:`paired_influence`).
+
+    Returns
+    -------
+    float
+        The sd; NaN with fewer than :data:`MIN_UNITS` units, where no variance
+        exists (:func:`no_sd_reason` says so in the power tables).
+    """
     u = np.asarray(influence, dtype=float)
-    if u.size < 2:
-        raise ValueError("need at least two units for a variance")
+    if u.size < MIN_UNITS:
+        return float("nan")
     return float(np.std(u, ddof=1))
+
+
+def no_sd_reason(n_units: int) -> str:
+    """Why a comparison over ``n_units`` units has no per-unit sd (and so no MDE)."""
+    return f"none: {int(n_units)} unit(s), a variance needs at least {MIN_UNITS}"
 
 
 def sd_from_ci(ci_low, ci_high, n_units, level: float = 0.95):
@@ -599,4 +626,6 @@ def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float):
 def n_grid(study_n: float, points: int = 40) -> np.ndarray:
     """Log-spaced unit counts from ``study_n / 20`` (at least 5) to ``20 · study_n``."""
     lo = max(5.0, study_n / 20.0)
-    return np.unique(np.round(np.geomspace(lo, 20.0 * study_n, points)).astype(int))
+    # A study of fewer than one unit (no comparison had one) still gets a grid.
+    hi = max(20.0 * study_n, lo)
+    return np.unique(np.round(np.geomspace(lo, hi, points)).astype(int))

@@ -27,6 +27,7 @@ import pandas as pd
 
 from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath
+from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -176,7 +177,7 @@ def main(snakemake):
     folder = Path(snakemake.params.published_dir)
     files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
     published = {p.stem: read_published(p) for p in files}
-    accuracy = pd.read_csv(snakemake.input.accuracy)
+    accuracy = read_csv(snakemake.input.accuracy)
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     responses = query(snakemake.input.db, "SELECT model, task, item_id, correct FROM responses")
     own = own_item_accuracy(responses)
@@ -189,7 +190,7 @@ def main(snakemake):
 
     level = snakemake.params.power
     found += headline_checks(
-        pd.read_csv(snakemake.input.power), alpha=level["alpha"], power=level["target"]
+        read_csv(snakemake.input.power), alpha=level["alpha"], power=level["target"]
     )
     write_published_check(
         found,

@@ -16,6 +16,7 @@ import pandas as pd
 import seaborn as sns
 from scipy.cluster.hierarchy import dendrogram
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import (
     CELL_IN,
     apply_theme,
@@ -233,20 +234,16 @@ def plot_dendrogram(jaccard: pd.DataFrame, linkage: pd.DataFrame, note: str, png
 def main(snakemake):
     apply_theme()
     i, o, p = snakemake.input, snakemake.output, snakemake.params
-    accuracy = pd.read_csv(i.accuracy)
-    pairwise = pd.read_csv(i.pairwise)
-    ranking = pd.read_csv(i.ranking)
+    accuracy = read_csv(i.accuracy)
+    pairwise = read_csv(i.pairwise)
+    ranking = read_csv(i.ranking)
     plot_accuracy(accuracy, ranking, p.data_note, o.accuracy_png, o.accuracy_pdf)
     plot_pairwise(accuracy, pairwise, p.fdr_q, p.data_note, o.pairwise_q_png, o.pairwise_q_pdf)
-    plot_difficulty(
-        pd.read_csv(i.difficulty), p.data_note, o.irt_difficulty_png, o.irt_difficulty_pdf
-    )
-    plot_ability(
-        pd.read_csv(i.ability), accuracy, p.data_note, o.irt_ability_png, o.irt_ability_pdf
-    )
+    plot_difficulty(read_csv(i.difficulty), p.data_note, o.irt_difficulty_png, o.irt_difficulty_pdf)
+    plot_ability(read_csv(i.ability), accuracy, p.data_note, o.irt_ability_png, o.irt_ability_pdf)
     plot_dendrogram(
-        pd.read_csv(i.jaccard),
-        pd.read_csv(i.linkage),
+        read_csv(i.jaccard),
+        read_csv(i.linkage),
         p.data_note,
         o.failure_dendrogram_png,
         o.failure_dendrogram_pdf,

@@ -17,6 +17,7 @@ Hall, P. & Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing
 import numpy as np
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_for
@@ -205,7 +206,7 @@ def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str) -> str:
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
-    accuracy = pd.read_csv(snakemake.input.accuracy)
+    accuracy = read_csv(snakemake.input.accuracy)
     small = dict(zip(accuracy["model"], accuracy[SMALL_N].astype(bool), strict=True))
     pairs = pairwise(
         matrix,

@@ -14,6 +14,7 @@ Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640.
 import numpy as np
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.report.power import (
     design_of,
     headline_check,
@@ -84,7 +85,7 @@ def headline_checks(table: pd.DataFrame, *, alpha: float, power: float) -> list:
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
-    pairs = pd.read_csv(snakemake.input.pairwise)
+    pairs = read_csv(snakemake.input.pairwise)
     table = power_table(
         matrix,
         items,

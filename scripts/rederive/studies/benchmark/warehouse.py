@@ -23,6 +23,7 @@ from rederive.errors import InputError, relpath
 from rederive.io import warehouse
 from rederive.io.accounting import load_runs
 from rederive.io.batches import per_run_files
+from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
@@ -333,8 +334,7 @@ def main(snakemake):
     tables = build_tables(responses, read_item_metadata(items_path), snakemake.params.item_sets)
     tables["accounting"] = load_runs(per_run_files(ingested, "accounting"))
     reported = [
-        pd.read_csv(p, dtype={"model": str, "task": str})
-        for p in per_run_files(ingested, "reported")
+        read_csv(p, dtype={"model": str, "task": str}) for p in per_run_files(ingested, "reported")
     ]
     tables["reported"] = pd.concat(reported, ignore_index=True) if reported else pd.DataFrame()
     warehouse.build(snakemake.output.db, tables)

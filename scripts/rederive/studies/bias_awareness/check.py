@@ -24,7 +24,9 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
+from rederive.report.markdown import row as md_row
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.bias_awareness import BIASES, POOLED, STUDY
 from rederive.studies.bias_awareness.output import SIMULATED_TEXT
@@ -207,8 +209,8 @@ def main(snakemake):
         )
         return
     published = read_csv_frame(Path(p.published_dir) / PUBLISHED_FILE)
-    rates = pd.read_csv(snakemake.input.rates)
-    comparisons = pd.read_csv(snakemake.input.comparisons)
+    rates = read_csv(snakemake.input.rates)
+    comparisons = read_csv(snakemake.input.comparisons)
     checks = (
         cell_checks(published, rates, p.tolerance)
         + identity_checks(published, rates)
@@ -218,7 +220,7 @@ def main(snakemake):
     from rederive.studies.bias_awareness.power import headline_checks
 
     checks += headline_checks(
-        pd.read_csv(snakemake.input.power),
+        read_csv(snakemake.input.power),
         Path(p.published_dir) / PUBLISHED_FILE,
         alpha=p.power["alpha"],
         power=p.power["target"],
@@ -244,7 +246,13 @@ def main(snakemake):
         "|---|---|---:|---:|---|",
     ]
     lines += [
-        f"| {r.item} | {r.quantity} | {r.published:g} | {'--' if pd.isna(r.ours) else f'{r.ours:.2f}'} | {r.status} |"
+        md_row(
+            r.item,
+            r.quantity,
+            f"{r.published:g}",
+            "--" if pd.isna(r.ours) else f"{r.ours:.2f}",
+            r.status,
+        )
         for r in side_by_side.itertuples(index=False)
     ]
     with open(snakemake.output.md, "a") as handle:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.studies.bias_awareness.output import BIAS_LABELS, BIAS_ORDER
 
@@ -165,9 +166,9 @@ def main(snakemake):
     apply_theme()
     note = SIMULATED_NOTE if bool(snakemake.params.simulated) else None
     out = snakemake.output
-    scatter = susceptibility_awareness(pd.read_csv(snakemake.input.main_csv))
+    scatter = susceptibility_awareness(read_csv(snakemake.input.main_csv))
     save_figure(scatter, out.scatter_png, out.scatter_pdf, note=note)
-    outcomes = outcome_shares(pd.read_csv(snakemake.input.outcomes))
+    outcomes = outcome_shares(read_csv(snakemake.input.outcomes))
     save_figure(outcomes, out.outcomes_png, out.outcomes_pdf, note=note)
 
 

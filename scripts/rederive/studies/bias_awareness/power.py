@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.report.power import (
     design_of,
     headline_check,
@@ -76,7 +77,7 @@ def headline_checks(table: pd.DataFrame, published_file, *, alpha: float, power:
     path = Path(published_file)
     if not path.exists():
         return []
-    pub = pd.read_csv(path)
+    pub = read_csv(path)
     out = []
     for quantity in HEADLINE_QUANTITIES:
         rows = pub[(pub["quantity"] == quantity) & (pub["bias"] == POOLED)]
@@ -108,7 +109,7 @@ def headline_checks(table: pd.DataFrame, published_file, *, alpha: float, power:
 
 def main(snakemake):
     p = snakemake.params
-    comparisons = pd.read_csv(snakemake.input.comparisons)
+    comparisons = read_csv(snakemake.input.comparisons)
     table = power_table(
         biased_trials(snakemake.input.db),
         comparisons,

@@ -18,6 +18,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.runner import run
 
@@ -271,15 +272,15 @@ def main(snakemake) -> None:
         )
         return
     tables = {
-        "table1": pd.read_csv(i.table1),
-        "table2": pd.read_csv(i.table2),
-        "table5": pd.read_csv(i.table5),
-        "position": pd.read_csv(i.position),
-        "trend": pd.read_csv(i.trend),
-        "remaining": pd.read_csv(i.remaining, dtype={"remaining": str}),
-        "strength": pd.read_csv(i.strength),
-        "subject_summary": pd.read_csv(i.subject_summary),
-        "judge_summary": pd.read_csv(i.judge_summary),
+        "table1": read_csv(i.table1),
+        "table2": read_csv(i.table2),
+        "table5": read_csv(i.table5),
+        "position": read_csv(i.position),
+        "trend": read_csv(i.trend),
+        "remaining": read_csv(i.remaining, dtype={"remaining": str}),
+        "strength": read_csv(i.strength),
+        "subject_summary": read_csv(i.subject_summary),
+        "judge_summary": read_csv(i.judge_summary),
     }
     published = load_published(i.published)
     checks = cell_checks(published, our_values(tables, p.decoupling_subject)) + identities(
@@ -289,7 +290,7 @@ def main(snakemake) -> None:
     from rederive.studies.cot_loadbearing.power import headline_checks
 
     checks += headline_checks(
-        pd.read_csv(i.power), published, alpha=p.power["alpha"], power=p.power["target"]
+        read_csv(i.power), published, alpha=p.power["alpha"], power=p.power["target"]
     )
     write_published_check(
         checks,

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 from rederive.runner import run
 
@@ -102,25 +103,25 @@ def main(snakemake) -> None:
     apply_theme()
     note = SIMULATED_NOTE if snakemake.params.simulated else None
     out = snakemake.output
-    table1 = pd.read_csv(snakemake.input.table1)
+    table1 = read_csv(snakemake.input.table1)
     save_figure(stacked_shares(table1), out.shares_png, out.shares_pdf, note=note)
     save_figure(
         gradients(
-            pd.read_csv(snakemake.input.position),
-            pd.read_csv(snakemake.input.remaining, dtype={"remaining": str}),
+            read_csv(snakemake.input.position),
+            read_csv(snakemake.input.remaining, dtype={"remaining": str}),
         ),
         out.gradients_png,
         out.gradients_pdf,
         note=note,
     )
-    subj = pd.read_csv(snakemake.input.subjects)
+    subj = read_csv(snakemake.input.subjects)
     model = (
         snakemake.params.main_model
         if snakemake.params.main_model in set(subj["model"])
         else sorted(subj["model"])[0]
     )
     save_figure(subjects(subj, model), out.subjects_png, out.subjects_pdf, note=note)
-    save_figure(judge(pd.read_csv(snakemake.input.judge)), out.judge_png, out.judge_pdf, note=note)
+    save_figure(judge(read_csv(snakemake.input.judge)), out.judge_png, out.judge_pdf, note=note)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

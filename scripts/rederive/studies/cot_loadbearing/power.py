@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from rederive.io.names import read_csv
 from rederive.report.power import (
     design_of,
     headline_check,
@@ -52,7 +53,7 @@ def contrasts(rows: pd.DataFrame, table2: pd.DataFrame, *, level: float) -> pd.D
             is_c * is_a, is_c * is_b, is_a, is_b, clusters=group["problem_id"].astype(str)
         )
         sd = 100 * unit_sd(u)
-        se = sd / np.sqrt(u.size)
+        se = sd / np.sqrt(u.size) if u.size else np.nan  # no unit: no sd, no interval
         diff = float(wide.loc[(model, condition), A] - wide.loc[(model, condition), B])
         z = norm.ppf(0.5 + level / 2)
         out.append(
@@ -135,7 +136,7 @@ def headline_checks(table: pd.DataFrame, published: pd.DataFrame, *, alpha, powe
 def main(snakemake):
     p = snakemake.params
     rows = decoupling_rows(production_rows(snakemake.input.db, p.production), p.subject)
-    table2 = pd.read_csv(snakemake.input.table2)
+    table2 = read_csv(snakemake.input.table2)
     table = power_table(
         rows,
         table2,

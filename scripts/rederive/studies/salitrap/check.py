@@ -18,6 +18,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
@@ -199,14 +200,14 @@ def main(snakemake):
         )
         return
     tables = {
-        "table1": pd.read_csv(snakemake.input.table1),
-        "table2": pd.read_csv(snakemake.input.table2),
-        "table3": pd.read_csv(snakemake.input.table3),
+        "table1": read_csv(snakemake.input.table1),
+        "table2": read_csv(snakemake.input.table2),
+        "table3": read_csv(snakemake.input.table3),
     }
     checks = cell_checks(published_dir, tables, snakemake.params.tolerance)
     checks += published_identities(published_dir)
     ours = {
-        name: pd.read_csv(getattr(snakemake.input, name))
+        name: read_csv(getattr(snakemake.input, name))
         for name in ("failure_pairs", "table5", "failed_by_all", "table6", "table7")
         if hasattr(snakemake.input, name)
     }
@@ -216,7 +217,7 @@ def main(snakemake):
 
     level = snakemake.params.power
     checks += headline_checks(
-        pd.read_csv(snakemake.input.power),
+        read_csv(snakemake.input.power),
         published_dir,
         alpha=level["alpha"],
         power=level["target"],

@@ -77,7 +77,6 @@ def present_dimensions(items: pd.DataFrame, dimensions: list[str]) -> list[str]:
     return [d for d in dimensions if d in seen]
 
 
-
 def dimension_masks(items: pd.DataFrame, dimensions: list[str]):
     """``(dimension, boolean mask over items)`` for each dimension, then overall."""
     for dimension in dimensions:

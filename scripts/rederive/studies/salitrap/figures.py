@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import (
     SIMULATED_NOTE,
     apply_theme,
@@ -37,7 +38,7 @@ def draw_figures(snakemake, draw) -> None:
     """
     apply_theme()
     note = SIMULATED_NOTE if snakemake.params.simulated else None
-    frames = {name: pd.read_csv(path) for name, path in snakemake.input.items()}
+    frames = {name: read_csv(path) for name, path in snakemake.input.items()}
     for name, fig in draw(**frames).items():
         out = snakemake.output
         save_figure(fig, getattr(out, f"{name}_png"), getattr(out, f"{name}_pdf"), note=note)

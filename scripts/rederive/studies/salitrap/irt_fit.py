@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import linregress, pearsonr, spearmanr
 
+from rederive.io.names import read_csv
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.rates import percent
 from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
@@ -337,7 +338,8 @@ def main(snakemake):
 def _fit(responses: pd.DataFrame, p):
     """The 1PL fit with the rule's settings, warm-started from the cache if asked."""
     warm_path = Path(p.warm_start_file) if p.warm_start else None
-    warm = pd.read_csv(warm_path) if warm_path and warm_path.exists() else None
+    # "label" holds model and item names: text, like every other name column.
+    warm = read_csv(warm_path, text=("label",)) if warm_path and warm_path.exists() else None
     result = fit_1pl(
         responses,
         epochs=p.epochs,

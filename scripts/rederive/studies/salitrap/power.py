@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.report.power import (
     design_of,
     headline_check,
@@ -66,7 +67,7 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
     path = Path(published_dir) / "salitrap_table1_tar_hfr.csv"
     if not path.exists() or table.empty:
         return []
-    pub = pd.read_csv(path)
+    pub = read_csv(path)
     top = pub[pub["dimension"] == "overall"].sort_values("TAR", ascending=False).head(2)
     if len(top) < 2:
         return []
@@ -94,7 +95,7 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
 def main(snakemake):
     p = snakemake.params
     items, labels = load(snakemake.input.db)
-    pairs = pd.read_csv(snakemake.input.pairs)
+    pairs = read_csv(snakemake.input.pairs)
     table = power_table(
         items,
         labels,

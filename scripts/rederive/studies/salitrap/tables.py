@@ -61,15 +61,30 @@ def paper_latex(
 ) -> str:
     table = wide(rates, metrics, dimensions, order)
     body = table.copy()
-    body.columns = [f"{d}|{m}" for d, m in table.columns]
-    bold = bold_extremes(body, {c: rules[c.split("|")[1]] for c in body.columns})
+    # Positional column keys: a dimension name may hold any character.
+    body.columns = [f"c{i}" for i in range(len(table.columns))]
+    flagged = small_n_models(rates)
+    bold = bold_extremes(
+        body,
+        {c: rules[m] for c, (_, m) in zip(body.columns, table.columns, strict=True)},
+        eligible=[model not in flagged for model in table.index],
+    )
     body.insert(0, "Model", list(table.index))
     bold.insert(0, "Model", False)
     header = ["Model"] + [f"{SHORT.get(d, d)} {m}" for d, m in table.columns]
-    notes = simulated_notes(
-        "Bold: best per column. Rates in %, n = valid rows; 95% CIs in the CSV.", simulated
-    )
+    notes = "Bold: best per column. Rates in %, n = valid rows; 95% CIs in the CSV."
+    if flagged:
+        # Said only when it applies, so tables without a flagged model are unchanged.
+        notes += f" Never bold: {len(flagged)} model(s) with too few rows (small n)."
+    notes = simulated_notes(notes, simulated)
     return booktabs(body, caption=caption, label=label, bold=bold, header=header, notes=notes)
+
+
+def small_n_models(rates: pd.DataFrame) -> set[str]:
+    """Models flagged ``small_n`` in a rate table (none when it has no such column)."""
+    if SMALL_N not in rates.columns:
+        return set()
+    return set(rates.loc[rates[SMALL_N].astype(bool), "model"])
 
 
 def table3(items: pd.DataFrame, dimensions: list[str]) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from rederive.check import (
     write_no_published_check,
     write_published_check,
 )
+from rederive.io.names import read_csv
 from rederive.studies.tag_sycophancy.published import PUBLISHED_FILES, load_published
 
 STUDY = "tag_sycophancy"
@@ -204,10 +205,10 @@ def main(snakemake):
         )
         return
     published = load_published(p.published_dir)
-    table = pd.read_csv(snakemake.input.table)
-    comp = pd.read_csv(snakemake.input.composition)
-    lineages = pd.read_csv(snakemake.input.lineages)
-    summary = pd.read_csv(snakemake.input.summary)
+    table = read_csv(snakemake.input.table)
+    comp = read_csv(snakemake.input.composition)
+    lineages = read_csv(snakemake.input.lineages)
+    summary = read_csv(snakemake.input.summary)
     checks = (
         model_checks(published, table, p.effect_tolerance, p.ci_tolerance)
         + lineage_checks(published, lineages, p.effect_tolerance)
@@ -219,7 +220,7 @@ def main(snakemake):
     from rederive.studies.tag_sycophancy.power import headline_checks
 
     checks += headline_checks(
-        pd.read_csv(snakemake.input.power),
+        read_csv(snakemake.input.power),
         p.published_dir,
         alpha=p.power["alpha"],
         power=p.power["target"],

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from rederive.io.names import read_csv
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
 
 RESIST, VALIDATE, FLOOR, NEUTRAL = "#1f6fb4", "#c0392b", "0.55", "0.35"
@@ -205,11 +206,11 @@ def maybe_chart(maybe: pd.DataFrame):
 
 def main(snakemake):
     apply_theme()
-    table = pd.read_csv(snakemake.input.table)
-    effects = pd.read_csv(snakemake.input.effects)
-    trend = pd.read_csv(snakemake.input.trend)
-    summary = pd.read_csv(snakemake.input.summary)
-    maybe = pd.read_csv(snakemake.input.maybe)
+    table = read_csv(snakemake.input.table)
+    effects = read_csv(snakemake.input.effects)
+    trend = read_csv(snakemake.input.trend)
+    summary = read_csv(snakemake.input.summary)
+    maybe = read_csv(snakemake.input.maybe)
     note = SIMULATED_NOTE if snakemake.params.simulated else None
     figures = [
         forest(table, snakemake.params.level),

@@ -13,6 +13,7 @@ import pandas as pd
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from rederive.io.names import read_csv
 from rederive.stats.rates import percent
 from rederive.stats.small_n import SMALL_N
 from rederive.studies.tag_sycophancy import OPTIONS
@@ -376,9 +377,9 @@ def main(snakemake):
 
     p = snakemake.params
     out = snakemake.output
-    table = pd.read_csv(snakemake.input.table)
-    effects = pd.read_csv(snakemake.input.effects)
-    cells = pd.read_csv(snakemake.input.cells, dtype={"item_id": str})
+    table = read_csv(snakemake.input.table)
+    effects = read_csv(snakemake.input.effects)
+    cells = read_csv(snakemake.input.cells, dtype={"item_id": str})
     meta = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
     items = query(snakemake.input.db, "SELECT item_id, category FROM items ORDER BY item_id")
     models = sorted(table["model"])

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.io.warehouse import query
 from rederive.report.power import (
     design_of,
@@ -72,7 +73,7 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
     path = Path(published_dir) / "model_effects.csv"
     if not path.exists():
         return []
-    pub = pd.read_csv(path).set_index("model")
+    pub = read_csv(path).set_index("model")
     mine = table.set_index("model")
     out = []
     for model in HEADLINE_MODELS:
@@ -95,9 +96,9 @@ def headline_checks(table: pd.DataFrame, published_dir, *, alpha: float, power: 
 
 def main(snakemake):
     p = snakemake.params
-    cells = pd.read_csv(snakemake.input.cells)
+    cells = read_csv(snakemake.input.cells)
     item_ids = query(snakemake.input.db, "SELECT item_id FROM items ORDER BY item_id")["item_id"]
-    effects = pd.read_csv(snakemake.input.effects)
+    effects = read_csv(snakemake.input.effects)
     table = power_table(
         cells,
         item_ids.tolist(),
