@@ -26,6 +26,7 @@ rule ingest_benchmark_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        raw_dir=raw_root,
         sources=benchmark_batch_sources,
         readers=benchmark_readers,
     script:

@@ -1,7 +1,7 @@
 # Study `bias_awareness` (seed paper 001): ingest the run files in batches (answer
 # extraction, S_C2W, keyword and judge awareness), build the warehouse, main/
 # comparison/agreement tables, data quality, figures, published check.
-# Config: config/bias_awareness.yaml.
+# Config: config/kinds/bias_awareness.yaml.
 
 
 include: "bias_awareness_helpers.smk"
@@ -47,6 +47,7 @@ rule ingest_bias_awareness_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        raw_dir=raw_root,
         runs=batch_runs,
         keyword_awareness=setting("keyword_awareness"),
     script:

@@ -121,6 +121,11 @@ def raw_dir(name):
     return Path(ANALYSES[name]["raw_dir"])
 
 
+def raw_root(wildcards):
+    """Params function: the analysis's raw_dir (ingest names files relative to it)."""
+    return str(raw_dir(wildcards.analysis))
+
+
 def raw_file(relative):
     """Input function: a file under the analysis's raw_dir."""
 

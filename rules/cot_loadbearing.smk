@@ -1,6 +1,6 @@
 # Study `cot_loadbearing` (seed paper 003): ingest the run files in batches
 # (validate, rule label), build the warehouse, Tables 1/2/5, gradients, labelling agreement, judge
-# sensitivity, figures, published check. Config: config/cot_loadbearing.yaml.
+# sensitivity, figures, published check. Config: config/kinds/cot_loadbearing.yaml.
 
 
 include: "cot_loadbearing_helpers.smk"
@@ -24,6 +24,7 @@ rule ingest_cot_loadbearing_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        raw_dir=raw_root,
         runs=batch_runs,
         cue_words=setting("cue_words"),
     script:

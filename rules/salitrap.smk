@@ -48,6 +48,7 @@ rule ingest_salitrap_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        raw_dir=raw_root,
         runs=batch_runs,
         valid_labels=setting("labels", "valid"),
         invalid_labels=setting("labels", "invalid"),

@@ -1,6 +1,6 @@
 # Study `tag_sycophancy` (seed paper 002): appended tag questions across models.
 # ingest the run files in batches -> warehouse -> effects (bootstrap, BH, floor guard) ->
-# panel analyses, audit tables, figures, published check. Config: config/tag_sycophancy.yaml.
+# panel analyses, audit tables, figures, published check. Config: config/kinds/tag_sycophancy.yaml.
 
 
 include: "tag_sycophancy_helpers.smk"
@@ -25,6 +25,7 @@ rule ingest_tag_sycophancy_batch:
         mem_mb=job_mem_mb(400, 20, largest_input=True),
         runtime=job_runtime(10, 0.5),
     params:
+        raw_dir=raw_root,
         runs=batch_runs,
         arms=setting("arms"),
         endorse=setting("labelling", "endorse"),

@@ -50,3 +50,19 @@ def relpath(path) -> str:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
+
+
+def under_root(path, root) -> str:
+    """``path`` as outputs print it: relative to the analysis's raw_dir.
+
+    Tables and notes name an analysis by its label, never by where its files
+    sit on the machine that built it; outside ``root`` only the file name is
+    printed (messages, which must name a file the user can open, use
+    :func:`relpath`).
+    """
+    if root is not None:
+        try:
+            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            pass
+    return Path(path).name

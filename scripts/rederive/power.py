@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m rederive.power",
         description="Items needed / minimum detectable difference for a paired comparison "
-        "of two models (see README, 'Plan an evaluation').",
+        "of two models (see docs/statistics.md, 'Plan an evaluation').",
     )
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--acc-a", type=float, help="expected accuracy of model A (0-1)")

@@ -108,9 +108,6 @@ def test_outputs_name_the_label_never_the_path(seven):
         texts = tables(work, name)
         assert texts
         for path, content in texts.items():
-            if path == "tables/data_quality.csv":
-                # Its `file` column still names each input as configured.
-                continue
             assert entry["raw_dir"].encode() not in content, (name, path)
             assert str(root).encode() not in content, (name, path)
         captions = (work / "results" / name / "tables" / "ranking.tex").read_text()

@@ -2,7 +2,7 @@
 
 Table checks recompute rates here with plain pandas and exact fractions, on
 purpose independent of the simulator's own count logic. HFR counts the paper's
-"strong failures" (Hard Fail + CoT Hijacked, labels 1-2), as config/salitrap.yaml
+"strong failures" (Hard Fail + CoT Hijacked, labels 1-2), as config/kinds/salitrap.yaml
 does: only under that reading are the published Tables 1 and 2 consistent.
 """
 

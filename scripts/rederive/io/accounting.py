@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.errors import InputError
+from rederive.errors import InputError, under_root
 from rederive.io import batches
 from rederive.io.batches import in_run_order
 
@@ -37,6 +37,8 @@ class Accounting:
     excluded: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     example_lines: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     notes: list[str] = field(default_factory=list)
+    #: Where the file is, for messages (``file`` is what tables print).
+    path: str = ""
 
     def exclude(self, reason: str, line: int | None = None) -> None:
         self.excluded[reason] += 1
@@ -67,6 +69,7 @@ class Accounting:
             "excluded": dict(sorted(self.excluded.items())),
             "example_lines": {k: v for k, v in sorted(self.example_lines.items())},
             "notes": self.notes,
+            "path": self.path or self.file,
         }
 
     def write(self, path: str | Path) -> None:
@@ -131,7 +134,7 @@ def refuse_identical_files(records: list[dict]) -> None:
     """
     first: dict[str, str] = {}
     for record in records:
-        digest, name = record["sha256"], record["file"]
+        digest, name = record["sha256"], record.get("path", record["file"])
         if digest in first and first[digest] != name:
             raise InputError(
                 f"same content as {first[digest]} (sha256 {digest[:12]}…): the results "
@@ -160,7 +163,16 @@ def write_ingested(
     accounting.write(accounting_path)
 
 
-def ingest_batch(batch_dir, runs, paths, label_run, kinds=("labelled", "accounting")) -> None:
+def ingest_batch(
+    batch_dir,
+    runs,
+    paths,
+    label_run,
+    kinds=("labelled", "accounting"),
+    *,
+    root=None,
+    analysis: str | None = None,
+) -> None:
     """An ``ingest_<study>_batch`` job: label each run file, write its per-run files.
 
     Parameters
@@ -175,11 +187,22 @@ def ingest_batch(batch_dir, runs, paths, label_run, kinds=("labelled", "accounti
     kinds : tuple of str
         The per-run sub-folders to create (:data:`rederive.io.batches.SUFFIXES`);
         ``label_run`` writes any beyond the labelled and accounting files itself.
+    root : str or Path, optional
+        The analysis's raw_dir: the accounting (and so ``data_quality.csv``)
+        names each file relative to it, not by where it sits on this machine.
+    analysis : str, optional
+        The analysis's name, recorded as ``study`` (two analyses of one kind
+        stay apart in the warehouse's accounting).
     """
     batches.prepare(batch_dir, kinds, runs)
     for run, path in zip(runs, paths, strict=True):
         log.info("run %s: %s", run, path)
         labelled, accounting = label_run(run, path)
+        if root is not None:
+            accounting.path = accounting.path or accounting.file
+            accounting.file = under_root(path, root)
+        if analysis is not None:
+            accounting.study = analysis
         write_ingested(
             labelled,
             accounting,

@@ -17,8 +17,9 @@ Usage::
     python -m rederive.simulate.scale --study benchmark --models 200 --items 20000 --out DIR
     python -m rederive.simulate.scale --study salitrap --models 50 --items 5000 --out DIR
 
-Then point the study at ``DIR``: ``--config studies='[benchmark]'
-benchmark='{raw_dir: DIR}'`` (``bench/scale.py`` does this for each size).
+Then add an analysis reading ``DIR`` (``analyses: {scale: {kind: benchmark,
+raw_dir: DIR}}`` in a ``--configfile``) and build it with ``--config
+'build=[scale]'``; ``bench/scale.py`` does this for each size.
 """
 
 from __future__ import annotations

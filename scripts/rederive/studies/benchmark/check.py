@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.check import NO_PUBLISHED, Check, write_published_check
-from rederive.errors import InputError, relpath
+from rederive.errors import InputError, relpath, under_root
 from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query
@@ -135,17 +135,6 @@ def comparison_statement(
             "published quantity and is not compared."
         )
     return text
-
-
-def under_root(path, root: Path | None) -> str:
-    """``path`` as outputs print it: relative to the analysis's raw_dir (outputs
-    name the analysis by its label, never by where its files sit)."""
-    if root is not None:
-        try:
-            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-        except ValueError:
-            pass
-    return Path(path).name
 
 
 def harness_checks(

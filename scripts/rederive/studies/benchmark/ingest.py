@@ -118,6 +118,8 @@ def main(snakemake):
         [source["path"] for source in sources.values()],
         lambda run, _path: ingest_with_reported(sources[run], readers, batch),
         kinds=("labelled", "accounting", "reported"),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
     )
 
 

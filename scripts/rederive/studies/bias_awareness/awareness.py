@@ -4,7 +4,7 @@ Prior work counts a trace as "aware" of an injected bias when it mentions the
 injected content on the surface (Turpin et al. 2023; Chen et al. 2025). The paper
 reports this keyword-filter label next to its strict LLM-judge label (§1) so the
 two can be compared; the filter's word lists are not printed, so ours live in
-``config/bias_awareness.yaml`` and are bias-type specific:
+``config/kinds/bias_awareness.yaml`` and are bias-type specific:
 
 * a configured cue phrase (B4 "irrelevant", B6 "you said", …), matched
   case-insensitively on word boundaries;

@@ -271,6 +271,8 @@ def main(snakemake):
         snakemake.params.runs,
         snakemake.input.runs,
         lambda run, path: label_run(path, items, run=run, keyword_config=keywords),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
     )
 
 

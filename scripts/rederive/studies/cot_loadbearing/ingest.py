@@ -181,6 +181,8 @@ def main(snakemake) -> None:
         snakemake.params.runs,
         snakemake.input.runs,
         lambda run, path: ingest(path, run, cue_words),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
     )
 
 

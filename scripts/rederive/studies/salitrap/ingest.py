@@ -208,6 +208,8 @@ def main(snakemake):
             conditions=p.conditions,
             dimensions=p.dimensions,
         ),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
     )
 
 

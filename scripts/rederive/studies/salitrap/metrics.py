@@ -31,7 +31,7 @@ def metrics_from_config(definitions: dict) -> dict[str, Metric]:
     Each entry is ``{numerator: [labels], denominator: [labels] | null}``; a null
     denominator means every valid row. Configurable because the paper's printed
     HFR only fits its other tables if it counts CoT Hijacked rows too (see
-    config/salitrap.yaml and the published check).
+    config/kinds/salitrap.yaml and the published check).
     """
     return {
         name: Metric(

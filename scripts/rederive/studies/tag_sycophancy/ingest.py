@@ -186,6 +186,8 @@ def main(snakemake):
             endorse_words=p.endorse,
             reject_words=p.reject,
         ),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
     )
 
 
