@@ -208,6 +208,43 @@ def fmt_number(value) -> str:
     return "--" if _missing(value) else f"{value:.4g}"
 
 
+#: Columns of the "Not passing" table; ``tolerance`` prints as "relation ±tolerance".
+FAILURE_FIELDS = (
+    "table",
+    "kind",
+    "item",
+    "quantity",
+    "published",
+    "ours",
+    "difference",
+    "tolerance",
+    "status",
+    "note",
+)
+_NUMBER_FIELDS = ("published", "ours", "difference")
+_HEADERS = {"tolerance": "relation, tolerance"}
+
+
+def _check_cell(record, field: str):
+    if field in _NUMBER_FIELDS:
+        return fmt_number(record[field])
+    if field == "tolerance":
+        return f"{record['relation']} ±{record['tolerance']:g}"
+    return record[field]
+
+
+def check_table(frame: pd.DataFrame, fields) -> list[str]:
+    """Markdown lines of a table of check rows: header, alignment, one row per check.
+
+    Numbers are right-aligned and printed with :func:`fmt_number`; every cell goes
+    through :func:`rederive.report.markdown.cell`, so names cannot break the table.
+    """
+    align = ["---:" if f in _NUMBER_FIELDS else "---" for f in fields]
+    lines = [md_row(*(_HEADERS.get(f, f) for f in fields)), "|" + "|".join(align) + "|"]
+    lines += [md_row(*(_check_cell(r, f) for f in fields)) for _, r in frame.iterrows()]
+    return lines
+
+
 def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> str:
     lines = [f"# {title}", ""]
     if preamble:
@@ -233,23 +270,5 @@ def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> 
     if failures.empty:
         lines.append("Every check passes.")
     else:
-        lines += [
-            "| table | kind | item | quantity | published | ours | difference | relation, tolerance | status | note |",
-            "|---|---|---|---|---:|---:|---:|---|---|---|",
-        ]
-        for _, r in failures.iterrows():
-            lines.append(
-                md_row(
-                    r["table"],
-                    r["kind"],
-                    r["item"],
-                    r["quantity"],
-                    fmt_number(r["published"]),
-                    fmt_number(r["ours"]),
-                    fmt_number(r["difference"]),
-                    f"{r['relation']} ±{r['tolerance']:g}",
-                    r["status"],
-                    r["note"],
-                )
-            )
+        lines += check_table(failures, FAILURE_FIELDS)
     return "\n".join(lines) + "\n"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import NO_PUBLISHED, fmt_number, summary_markdown
+from rederive.check import NO_PUBLISHED, check_table, summary_markdown
 from rederive.io.names import read_csv
 from rederive.report.markdown import cell, row
 
@@ -32,21 +32,10 @@ def side_by_side(frame: pd.DataFrame) -> str:
         lines += [
             f"### {cell(study)}",
             "",
-            "| table | kind | item | quantity | published | ours | status |",
-            "|---|---|---|---|---:|---:|---|",
         ]
-        for _, r in group.iterrows():
-            lines.append(
-                row(
-                    r["table"],
-                    r["kind"],
-                    r["item"],
-                    r["quantity"],
-                    fmt_number(r["published"]),
-                    fmt_number(r["ours"]),
-                    r["status"],
-                )
-            )
+        lines += check_table(
+            group, ("table", "kind", "item", "quantity", "published", "ours", "status")
+        )
         lines.append("")
     return "\n".join(lines)
 
