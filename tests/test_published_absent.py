@@ -33,7 +33,14 @@ def run_check(study, root, published_dir):
     out.mkdir(parents=True)
     output = SimpleNamespace(csv=out / "published_check.csv", md=out / "published_check.md")
     params = SimpleNamespace(published_dir=str(published_dir), **PARAMS[study])
-    MODULES[study].main(SimpleNamespace(params=params, output=output, input=SimpleNamespace()))
+    MODULES[study].main(
+        SimpleNamespace(
+            params=params,
+            output=output,
+            input=SimpleNamespace(),
+            wildcards=SimpleNamespace(analysis=study),
+        )
+    )
     return output
 
 

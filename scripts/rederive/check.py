@@ -131,9 +131,16 @@ def write_checks(
     *,
     title: str,
     preamble: str = "",
+    analysis: str | None = None,
 ) -> pd.DataFrame:
-    """Write the checks as CSV and as a markdown summary (counts, then every failure)."""
+    """Write the checks as CSV and as a markdown summary (counts, then every failure).
+
+    ``analysis`` replaces the kind in the ``study`` column, so two analyses of one
+    kind keep their rows apart when their tables are stacked.
+    """
     frame = checks_frame(checks)
+    if analysis is not None:
+        frame["study"] = analysis
     frame.to_csv(csv_path, index=False, float_format="%.6g", lineterminator="\n")
     Path(md_path).write_text(summary_markdown(frame, title=title, preamble=preamble))
     return frame
@@ -148,6 +155,7 @@ def write_published_check(
     preamble: str,
     data_note: str = "",
     separator: str = " ",
+    analysis: str | None = None,
 ) -> pd.DataFrame:
     """Outputs of a ``check_<study>_published`` job (CSV and markdown), via :func:`write_checks`.
 
@@ -158,7 +166,9 @@ def write_published_check(
     if data_note:
         preamble = preamble + separator + data_note
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
-    return write_checks(checks, csv_path, md_path, title=title, preamble=preamble)
+    return write_checks(
+        checks, csv_path, md_path, title=title, preamble=preamble, analysis=analysis
+    )
 
 
 #: What a check says when the raw folder has no ``published/`` numbers.
@@ -190,17 +200,28 @@ def published_available(folder: str | Path, required=()) -> bool:
 
 
 def write_no_published_check(
-    csv_path: str | Path, md_path: str | Path, *, title: str, folder: str | Path
+    csv_path: str | Path,
+    md_path: str | Path,
+    *,
+    title: str,
+    folder: str | Path,
+    analysis: str | None = None,
 ) -> pd.DataFrame:
-    """Check outputs when there is nothing to compare: a header-only CSV and a note."""
-    from rederive.errors import relpath
+    """Check outputs when there is nothing to compare: a header-only CSV and a note.
 
+    The note names ``folder`` by its last part (``published/``, inside the
+    analysis's raw_dir): outputs never carry where the inputs sit on this machine.
+    """
     return write_published_check(
         [],
         csv_path,
         md_path,
         title=title,
-        preamble=f"{NO_PUBLISHED.capitalize()}: {relpath(folder)} is missing or holds no CSV file.",
+        preamble=(
+            f"{NO_PUBLISHED.capitalize()}: the analysis's {Path(folder).name}/ folder "
+            "is missing or holds no CSV file."
+        ),
+        analysis=analysis,
     )
 
 

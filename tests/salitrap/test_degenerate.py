@@ -106,7 +106,14 @@ def test_check_without_published_says_so(tmp_path):
     params = SimpleNamespace(
         published_dir=str(tmp_path / "published"), tolerance=0.05, simulated=False
     )
-    check.main(SimpleNamespace(params=params, output=out, input=SimpleNamespace()))
+    check.main(
+        SimpleNamespace(
+            params=params,
+            output=out,
+            input=SimpleNamespace(),
+            wildcards=SimpleNamespace(analysis="x"),
+        )
+    )
     assert pd.read_csv(out.csv).empty
     text = out.md.read_text()
     assert "No published numbers to compare" in text and "Every check passes" not in text
@@ -121,7 +128,14 @@ def test_partial_published_folder_is_an_input_error(tmp_path):
     out = SimpleNamespace(csv=tmp_path / "check.csv", md=tmp_path / "check.md")
     params = SimpleNamespace(published_dir=str(folder), tolerance=0.05, simulated=False)
     with pytest.raises(InputError, match="salitrap_table2_scr_si.csv"):
-        check.main(SimpleNamespace(params=params, output=out, input=SimpleNamespace()))
+        check.main(
+            SimpleNamespace(
+                params=params,
+                output=out,
+                input=SimpleNamespace(),
+                wildcards=SimpleNamespace(analysis="x"),
+            )
+        )
 
 
 def test_every_row_excluded_is_one_clear_message():

@@ -136,6 +136,13 @@ def test_check_without_published_says_so(tmp_path):
         ci_tolerance=5.0,
         simulated=False,
     )
-    check.main(SimpleNamespace(params=params, output=out, input=SimpleNamespace()))
+    check.main(
+        SimpleNamespace(
+            params=params,
+            output=out,
+            input=SimpleNamespace(),
+            wildcards=SimpleNamespace(analysis="x"),
+        )
+    )
     assert pd.read_csv(out.csv).empty
     assert "No published numbers to compare" in out.md.read_text()

@@ -185,6 +185,7 @@ def main(snakemake):
         found,
         snakemake.output.csv,
         snakemake.output.md,
+        analysis=snakemake.wildcards.analysis,
         title="Benchmark: published-score check",
         preamble=comparison_statement(accuracy, own, files, folder),
         data_note=snakemake.params.data_note,

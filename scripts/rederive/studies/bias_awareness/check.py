@@ -205,7 +205,11 @@ def main(snakemake):
     p = snakemake.params
     if not published_available(p.published_dir, [PUBLISHED_FILE]):
         write_no_published_check(
-            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+            snakemake.output.csv,
+            snakemake.output.md,
+            title=TITLE,
+            folder=p.published_dir,
+            analysis=snakemake.wildcards.analysis,
         )
         return
     published = read_csv_frame(Path(p.published_dir) / PUBLISHED_FILE)
@@ -229,6 +233,7 @@ def main(snakemake):
         checks,
         snakemake.output.csv,
         snakemake.output.md,
+        analysis=snakemake.wildcards.analysis,
         title=TITLE,
         preamble="Bias awareness (seed 001): every result number the paper states, recomputed from "
         f"the raw runs, cells within {p.tolerance} percentage points of the printed value "

@@ -268,7 +268,11 @@ def main(snakemake) -> None:
     i = snakemake.input
     if not published_available(p.published_dir, PUBLISHED_FILES):
         write_no_published_check(
-            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+            snakemake.output.csv,
+            snakemake.output.md,
+            title=TITLE,
+            folder=p.published_dir,
+            analysis=snakemake.wildcards.analysis,
         )
         return
     tables = {
@@ -296,6 +300,7 @@ def main(snakemake) -> None:
         checks,
         snakemake.output.csv,
         snakemake.output.md,
+        analysis=snakemake.wildcards.analysis,
         title=TITLE,
         preamble="Recomputed from the raw continuations and compared with paper 003.",
         data_note=SIMULATED_NOTE if p.simulated else "",

@@ -196,7 +196,11 @@ def main(snakemake):
     published_dir = Path(snakemake.params.published_dir)
     if not published_available(published_dir, PUBLISHED_FILES):
         write_no_published_check(
-            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=published_dir
+            snakemake.output.csv,
+            snakemake.output.md,
+            title=TITLE,
+            folder=published_dir,
+            analysis=snakemake.wildcards.analysis,
         )
         return
     tables = {
@@ -235,6 +239,7 @@ def main(snakemake):
         checks,
         snakemake.output.csv,
         snakemake.output.md,
+        analysis=snakemake.wildcards.analysis,
         title=TITLE,
         preamble=preamble,
         data_note=simulated_note if snakemake.params.simulated else "",

@@ -201,7 +201,11 @@ def main(snakemake):
     p = snakemake.params
     if not published_available(p.published_dir, PUBLISHED_FILES.values()):
         write_no_published_check(
-            snakemake.output.csv, snakemake.output.md, title=TITLE, folder=p.published_dir
+            snakemake.output.csv,
+            snakemake.output.md,
+            title=TITLE,
+            folder=p.published_dir,
+            analysis=snakemake.wildcards.analysis,
         )
         return
     published = load_published(p.published_dir)
@@ -229,8 +233,9 @@ def main(snakemake):
         checks,
         snakemake.output.csv,
         snakemake.output.md,
+        analysis=snakemake.wildcards.analysis,
         title=TITLE,
-        preamble="Recomputed from the raw replies against the numbers the paper prints (raw/tag_sycophancy/published).",
+        preamble="Recomputed from the raw replies against the numbers the paper prints (the analysis's published/ folder).",
         data_note=SIMULATED_NOTE if p.simulated else "",
     )
 

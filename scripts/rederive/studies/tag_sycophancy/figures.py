@@ -156,13 +156,15 @@ def lineage_trend(trend: pd.DataFrame, summary: pd.DataFrame):
     )
     ax.set_xlabel("Release date (year)")
     ax.set_ylabel("Tag effect (pp)")
-    ax.legend(
-        fontsize=7,
-        ncol=2,
-        loc="lower left",
-        title="o open: floor-limited; ◇: out of sample (x: predicted)",
-        title_fontsize=6,
-    )
+    # No lineage with two dated models draws no labelled line: nothing to key.
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(
+            fontsize=7,
+            ncol=2,
+            loc="lower left",
+            title="o open: floor-limited; ◇: out of sample (x: predicted)",
+            title_fontsize=6,
+        )
     return fig
 
 
