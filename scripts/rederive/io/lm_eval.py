@@ -189,7 +189,9 @@ def read_samples(
         raise InputError("samples file has no lines", file=name)
     has_filter = any("filter" in record for _, record in lines)
     for number, record in lines:
-        require_fields(record, REQUIRED + (("filter",) if has_filter else ()), file=name, line=number)
+        require_fields(
+            record, REQUIRED + (("filter",) if has_filter else ()), file=name, line=number
+        )
         if has_filter:
             require_type(
                 record, "filter", str, file=name, line=number, valid=lambda v: v.strip() != ""

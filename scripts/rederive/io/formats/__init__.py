@@ -26,7 +26,15 @@ from pathlib import Path
 from types import ModuleType
 
 from rederive.errors import InputError, relpath
-from rederive.io.formats import eval_arena, every_eval_ever, inspect, lm_eval, long, matrix, swebench
+from rederive.io.formats import (
+    eval_arena,
+    every_eval_ever,
+    inspect,
+    lm_eval,
+    long,
+    matrix,
+    swebench,
+)
 
 #: Every registered format, in the order their folders are searched.
 FORMATS: tuple[ModuleType, ...] = (

@@ -122,7 +122,9 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
         score = parse_correct(
             evaluation[field], file=name, line=number, field=f"evaluation.{field}"
         )
-        if not count_score(accounting, score, f"missing score (evaluation.{field} is null)", number):
+        if not count_score(
+            accounting, score, f"missing score (evaluation.{field} is null)", number
+        ):
             continue
         digest = record.get("sample_hash")
         records.append(
@@ -149,8 +151,10 @@ def reported(path: Path, *, params: dict) -> pd.DataFrame:
     if not aggregate.is_file():
         return pd.DataFrame(columns=columns)
     wanted = set()
-    for number, record in iter_jsonl(path):
-        if isinstance(record.get("model_id"), str) and isinstance(record.get("evaluation_name"), str):
+    for _, record in iter_jsonl(path):
+        if isinstance(record.get("model_id"), str) and isinstance(
+            record.get("evaluation_name"), str
+        ):
             wanted.add(
                 (record["model_id"], record["evaluation_name"], record.get("evaluation_result_id"))
             )

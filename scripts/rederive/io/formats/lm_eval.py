@@ -28,9 +28,7 @@ def find_runs(folder: Path) -> list[tuple[str, Path]]:
     itself is then named by its own name.
     """
     folder = Path(folder)
-    found = sorted(
-        {p.parent for p in folder.rglob("*.json*") if reader.samples_match(p.name)}
-    )
+    found = sorted({p.parent for p in folder.rglob("*.json*") if reader.samples_match(p.name)})
     runs = []
     for path in found:
         rel = path.relative_to(folder)
@@ -49,7 +47,9 @@ def detect(path: Path) -> bool:
 
 
 def files(path: Path) -> list[Path]:
-    return sorted(p for p in Path(path).iterdir() if p.is_file() and p.suffix in {".json", ".jsonl"})
+    return sorted(
+        p for p in Path(path).iterdir() if p.is_file() and p.suffix in {".json", ".jsonl"}
+    )
 
 
 def _options(params: dict) -> dict:

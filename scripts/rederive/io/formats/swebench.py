@@ -138,7 +138,9 @@ def outcomes(report: dict, *, file: str) -> dict[str, str]:
     """Each evaluated instance and the list naming it (``resolved_ids``, …, ``incomplete_ids``)."""
     where: dict[str, str] = {}
     for key in [k for k, _ in OUTCOMES] + [INCOMPLETE]:
-        for instance in _ids(report, key, file=file, required=key != "empty_patch_ids" and key != INCOMPLETE):
+        for instance in _ids(
+            report, key, file=file, required=key != "empty_patch_ids" and key != INCOMPLETE
+        ):
             if instance in where:
                 raise InputError(
                     f"instance {instance!r} is in both {where[instance]} and {key}",
@@ -197,7 +199,9 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
                 category=instance.rsplit("-", 1)[0],
             )
         )
-    for instance in sorted(set(_ids(report, "submitted_ids", file=name, required=False)) - set(where)):
+    for _instance in sorted(
+        set(_ids(report, "submitted_ids", file=name, required=False)) - set(where)
+    ):
         accounting.rows_read += 1
         accounting.exclude(NOT_EVALUATED)
     accounting.notes.append(
