@@ -2,6 +2,8 @@
 # the rules, as `snakemake --lint` asks). Every function takes the analysis name
 # (or the job's wildcards, whose `analysis` names it).
 
+from rederive.errors import InputError
+from rederive.io import formats
 from rederive.studies.benchmark.sources import discover, input_dirs
 
 BENCHMARK_FIGURE_NAMES = [
@@ -15,7 +17,10 @@ BENCHMARK_FIGURE_NAMES = [
 
 @cache
 def benchmark_sources(name):
-    return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    try:
+        return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    except (InputError, ValueError) as exc:
+        stop("input", f"analysis {name}: {exc}")
 
 
 def benchmark_runs(name):
@@ -32,8 +37,8 @@ def benchmark_runs(name):
         stop(
             "input",
             f"analysis {name}: no runs found ({searched}; expected matrix/*.csv, "
-            "long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl or inspect/*.eval; "
-            "see docs/input-formats.md)",
+            "long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl, inspect/*.eval or another "
+            f"format of {', '.join(formats.names())}; see docs/input-formats.md)",
         )
     return runs
 
@@ -57,9 +62,10 @@ def benchmark_batch_files(wildcards):
 
 
 def benchmark_readers(wildcards):
-    """The reader options of the job's analysis (lm-eval, Inspect, zip limits)."""
+    """The reader options of the job's analysis: each format's block, and zip limits."""
     entry = analysis(wildcards)
-    return {key: entry[key] for key in ("lm_eval", "inspect", "zip_limits")}
+    keys = [name for name in formats.names() if name in entry] + ["zip_limits"]
+    return {key: entry[key] for key in keys}
 
 
 def benchmark_targets(name):

@@ -22,7 +22,8 @@ Markers (an HTML comment on the line just above a fenced block):
 ``<!-- config-example: FIXTURE [file=NAME] -->``
     A YAML config file: its absolute ``raw_dir`` / ``inputs`` folders are
     replaced by scratch folders holding FIXTURE data (``lm_eval``, ``inspect``,
-    ``matrix``, ``long``, a paper kind's name, or ``bundled`` = leave as is) and
+    ``matrix``, ``long``, ``swebench``, ``every_eval_ever``, ``eval_arena``, ``auto``,
+    a paper kind's name, or ``bundled`` = leave as is) and
     the workflow is dry-run on it.
 ``<!-- warehouse: NAME -->``
     A ``sql`` block in docs/warehouse.md, run against
@@ -296,6 +297,25 @@ def _fill(folder: Path, fixture: str) -> Path:
             f"{m},q{i},{(i + k) % 2},tiny" for k, m in enumerate(["a", "b"]) for i in range(30)
         ]
         (folder / "long" / "tiny.csv").write_text("\n".join(rows) + "\n")
+    elif fixture == "swebench":
+        (folder / "swebench").mkdir(exist_ok=True)
+        for name in (
+            "nebius__moonshotai__Kimi-K2.6.test.json",
+            "baseline_no_enhancement.iteration3.json",
+        ):
+            shutil.copy(FIXTURES / "swebench" / "public" / name, folder / "swebench")
+    elif fixture == "every_eval_ever":
+        shutil.copytree(
+            FIXTURES / "every_eval_ever" / "data", folder / "every_eval_ever", dirs_exist_ok=True
+        )
+    elif fixture == "eval_arena":
+        (folder / "eval_arena").mkdir(exist_ok=True)
+        shutil.copy(FIXTURES / "eval_arena" / "cruxeval_input.jsonl", folder / "eval_arena")
+    elif fixture == "auto":
+        shutil.copytree(
+            FIXTURES / "lm_eval" / "out", folder / "auto" / "lm_eval", dirs_exist_ok=True
+        )
+        _fill(folder / "auto", "long")
     else:
         raise AssertionError(f"no fixture {fixture!r}")
     return folder

@@ -39,6 +39,8 @@ class Accounting:
     notes: list[str] = field(default_factory=list)
     #: Where the file is, for messages (``file`` is what tables print).
     path: str = ""
+    #: The input format the run was read as (kinds with several formats set it).
+    format: str = ""
 
     def exclude(self, reason: str, line: int | None = None) -> None:
         self.excluded[reason] += 1
@@ -70,7 +72,7 @@ class Accounting:
             "example_lines": {k: v for k, v in sorted(self.example_lines.items())},
             "notes": self.notes,
             "path": self.path or self.file,
-        }
+        } | ({"format": self.format} if self.format else {})
 
     def write(self, path: str | Path) -> None:
         self.check_balance()
@@ -98,6 +100,11 @@ def load_accounting(paths) -> pd.DataFrame:
             )
     columns = ["study", "run", "file", "sha256", "rows_read", "reason", "rows", "example_lines"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def load_formats(paths) -> dict[str, str]:
+    """The input format of each run, from accounting JSONs that record one."""
+    return {record["run"]: record.get("format", "") for record in _records(paths)}
 
 
 def load_runs(paths) -> pd.DataFrame:

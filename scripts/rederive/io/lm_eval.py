@@ -38,10 +38,42 @@ from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_
 from rederive.io.source import read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 
-SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
-RESULTS_RE = re.compile(r"^results_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
+_STAMP = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"
+_LMMS_STAMP = r"\d{8}_\d{6}"
+# lm-eval >= 0.4.3 writes samples_<task>_<datetime>.jsonl; lm-eval <= 0.4.2 (and so the
+# Open LLM Leaderboard v2 details, samples_leaderboard_<task>_<datetime>.json) wrote the
+# same JSON lines under .json (lm-eval commit 3850e21a, PR #1930). lmms-eval puts its
+# datetime (YYYYMMDD_HHMMSS) first: <datetime>_samples_<task>.jsonl, <datetime>_results.json
+# (lmms_eval/loggers/evaluation_tracker.py).
+SAMPLES_RES = (
+    re.compile(rf"^samples_(?P<task>.+)_(?P<stamp>{_STAMP})\.jsonl?$"),
+    re.compile(rf"^(?P<stamp>{_LMMS_STAMP})_samples_(?P<task>.+)\.jsonl$"),
+)
+RESULTS_RES = (
+    re.compile(rf"^results_(?P<stamp>{_STAMP})\.json$"),
+    re.compile(rf"^(?P<stamp>{_LMMS_STAMP})_results\.json$"),
+)
+DEFAULT_METRICS = ["acc", "acc_norm", "exact_match", "prompt_level_strict_acc"]
+# lmms-eval's sample lines carry no "filter" field; its results keys use "none".
+NO_FILTER = "none"
 
-REQUIRED = ("doc_id", "filter")
+REQUIRED = ("doc_id",)
+
+
+def samples_match(name: str) -> re.Match | None:
+    """The (task, stamp) match of a samples file name of lm-eval or lmms-eval, or None."""
+    for pattern in SAMPLES_RES:
+        if m := pattern.match(name):
+            return m
+    return None
+
+
+def results_match(name: str) -> re.Match | None:
+    """The stamp match of a results file name of lm-eval or lmms-eval, or None."""
+    for pattern in RESULTS_RES:
+        if m := pattern.match(name):
+            return m
+    return None
 
 
 def find_files(folder: str | Path) -> tuple[dict[str, Path], list[tuple[str, str, Path]]]:
@@ -50,9 +82,9 @@ def find_files(folder: str | Path) -> tuple[dict[str, Path], list[tuple[str, str
     results: dict[str, Path] = {}
     samples: list[tuple[str, str, Path]] = []
     for path in sorted(folder.iterdir()):
-        if m := RESULTS_RE.match(path.name):
+        if m := results_match(path.name):
             results[m["stamp"]] = path
-        elif m := SAMPLES_RE.match(path.name):
+        elif m := samples_match(path.name):
             samples.append((m["task"], m["stamp"], path))
     return results, samples
 
@@ -155,9 +187,17 @@ def read_samples(
     lines = list(iter_jsonl(path))
     if not lines:
         raise InputError("samples file has no lines", file=name)
+    has_filter = any("filter" in record for _, record in lines)
     for number, record in lines:
-        require_fields(record, REQUIRED, file=name, line=number)
-        require_type(record, "filter", str, file=name, line=number, valid=lambda v: v.strip() != "")
+        require_fields(
+            record, REQUIRED + (("filter",) if has_filter else ()), file=name, line=number
+        )
+        if has_filter:
+            require_type(
+                record, "filter", str, file=name, line=number, valid=lambda v: v.strip() != ""
+            )
+        else:
+            record["filter"] = NO_FILTER
     filters = sorted({str(record["filter"]) for _, record in lines})
     if filter_name is None:
         if len(filters) > 1:
@@ -264,13 +304,15 @@ def read_lm_eval_model_dir(
     folder = Path(folder)
     name = relpath(folder)
     accounting = ensure_accounting(accounting, file=name)
-    metrics = list(metrics or ["acc", "exact_match"])
+    metrics = list(metrics or DEFAULT_METRICS)
     if not folder.is_dir():
         raise InputError("expected an lm-eval model folder", file=name)
     results_files, samples_files = find_files(folder)
     if not samples_files:
         raise InputError(
-            "no samples_<task>_<datetime>.jsonl files: run lm_eval with --log_samples", file=name
+            "no samples_<task>_<datetime>.jsonl files (or lmms-eval's "
+            "<datetime>_samples_<task>.jsonl): run lm_eval with --log_samples",
+            file=name,
         )
     models = {}
     for stamp, path in results_files.items():

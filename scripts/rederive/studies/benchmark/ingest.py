@@ -13,13 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.errors import relpath
-from rederive.io import batches, inspect_log, lm_eval
+from rederive.io import batches, formats
 from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
-from rederive.io.inspect_log import read_eval_log
-from rederive.io.lm_eval import read_lm_eval_model_dir
-from rederive.io.tabular import read_long, read_matrix_csv
-from rederive.io.zipread import ZipLimits
 from rederive.runner import run
 
 
@@ -34,52 +30,26 @@ def content_hash(files: list[Path]) -> str:
 
 
 def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
-    """Dispatch to the reader of ``fmt`` with the study's reader settings."""
-    if fmt == "matrix":
-        return read_matrix_csv(path, accounting=accounting)
-    if fmt == "long":
-        return read_long(path, accounting=accounting)
-    if fmt == "lm_eval":
-        return read_lm_eval_model_dir(
-            path,
-            filter_name=params["lm_eval"].get("filter"),
-            metrics=params["lm_eval"]["metrics"],
-            accounting=accounting,
-        )
-    if fmt == "inspect":
-        return read_eval_log(
-            path,
-            scorer=params["inspect"].get("scorer"),
-            reducer=params["inspect"].get("reducer"),
-            category_field=params["inspect"].get("category_field"),
-            limits=ZipLimits.from_params(params.get("zip_limits")),
-            accounting=accounting,
-        )
-    raise ValueError(f"unknown input format {fmt!r}")
+    """The reader of ``fmt`` (:mod:`rederive.io.formats`) with the study's reader settings."""
+    return formats.get(fmt).read(path, params=params, accounting=accounting)
 
 
-REPORTED_COLUMNS = ["model", "task", "metric", "filter", "value", "file"]
+REPORTED_COLUMNS = formats.REPORTED_COLUMNS
 
 
 def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
     """The harness's own aggregate score(s) for the run, to check ours against."""
-    if fmt == "lm_eval":
-        return lm_eval.reported_scores(
-            path, filter_name=params["lm_eval"].get("filter"), metrics=params["lm_eval"]["metrics"]
-        )
-    if fmt == "inspect":
-        return inspect_log.reported_scores(
-            path,
-            scorer=params["inspect"].get("scorer"),
-            reducer=params["inspect"].get("reducer"),
-            limits=ZipLimits.from_params(params.get("zip_limits")),
-        )
-    return pd.DataFrame(columns=REPORTED_COLUMNS)
+    scores = formats.get(fmt).reported(path, params=params)
+    return scores.reindex(columns=REPORTED_COLUMNS)
 
 
 def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
     accounting = Accounting(
-        study="benchmark", run=run_id, file=relpath(path), sha256=content_hash(files)
+        study="benchmark",
+        run=run_id,
+        file=relpath(path),
+        sha256=content_hash(files),
+        format=fmt,
     )
     frame = read_run(fmt, path, params=params, accounting=accounting)
     if "metric" not in frame.columns:

@@ -4,7 +4,7 @@ intersection``), and the per-model item overlap."""
 
 import pandas as pd
 
-from rederive.io.accounting import load_accounting
+from rederive.io.accounting import load_accounting, load_formats
 from rederive.io.batches import per_run_files
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -15,6 +15,9 @@ ALIGN_REASON = "item not graded for every model (item_sets: intersection)"
 
 def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
     """Rows read, used and excluded per run and reason; every run reconciles.
+
+    Columns: ``study, run, format, file, sha256, rows_read, reason, rows,
+    example_lines``; ``format`` is the input format the run was read as.
 
     ``dropped`` (warehouse table: run, model, rows) holds the rows whose scores
     ``item_sets: intersection`` left out. The ingest step had counted them as used;
@@ -42,6 +45,11 @@ def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
         table.loc[used, "rows"] = table.loc[used, "rows"] - moved[used]
         table = pd.concat([table, extra], ignore_index=True)
     check_reconciles(table)
+    # The format each file was read as: the one named under inputs:, or the one
+    # inputs.auto detected.
+    table.insert(
+        table.columns.get_loc("run") + 1, "format", table["run"].map(load_formats(accounting_paths))
+    )
     return table.sort_values(["run", "reason"], kind="stable").reset_index(drop=True)
 
 

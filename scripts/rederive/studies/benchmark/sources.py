@@ -1,16 +1,12 @@
-"""Where the study's runs come from: one run per file (or lm-eval model folder).
+"""Where the study's runs come from: the input folders of the registered formats.
 
-Each input format has its own folder, by default under ``raw/benchmark/``, and
-each can be pointed elsewhere in config (``benchmark.inputs.<format>``):
-
-=========  ======================================  =================================
-format     layout                                  one run is
-=========  ======================================  =================================
-matrix     ``matrix/<name>.csv``                   the file (items × models)
-long       ``long/<name>.csv`` / ``.jsonl``        the file
-lm_eval    ``lm_eval/<model>/samples_*.jsonl``     one model folder of ``--output_path``
-inspect    ``inspect/<name>.eval`` or ``.json``    one log (one task × model), any depth
-=========  ======================================  =================================
+Each input format (:mod:`rederive.io.formats`) has its own folder, by default
+``<raw_dir>/<format>``, and each can be pointed elsewhere in config
+(``benchmark.inputs.<format>``); the format's ``find_runs`` lists its runs (a file
+each, or an lm-eval model folder). ``inputs: {auto: <folder>}`` reads a folder of
+mixed outputs instead, detecting each run's format
+(:func:`rederive.io.formats.find_auto_runs`); with it, the default
+``<raw_dir>/<format>`` folders are not searched (a format set explicitly still is).
 
 The run id is ``<format>-<name>`` with characters other than letters, digits,
 ``.``, ``_`` and ``-`` replaced, so it is a safe file name and wildcard value.
@@ -22,10 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-FORMATS = ("matrix", "long", "lm_eval", "inspect")
-# Files Inspect writes into a log folder that are not logs (inspect_ai/log/_file.py,
-# _eval/evalset.py).
-INSPECT_MANIFESTS = {"logs.json", "eval-set.json", "listing.json"}
+from rederive.io import formats
+
+FORMATS = formats.names()
 
 
 @dataclass(frozen=True)
@@ -36,11 +31,7 @@ class Source:
 
     def files(self) -> list[Path]:
         """Files the run is read from (Snakemake inputs: a change re-runs the ingest)."""
-        if self.format == "lm_eval":
-            return sorted(
-                p for p in self.path.iterdir() if p.is_file() and p.suffix in {".json", ".jsonl"}
-            )
-        return [self.path]
+        return formats.get(self.format).files(self.path)
 
 
 def _safe(name: str) -> str:
@@ -48,8 +39,14 @@ def _safe(name: str) -> str:
 
 
 def input_dirs(raw_dir: str | Path, inputs: dict | None) -> dict[str, Path]:
-    """Folder of each format: ``inputs[<format>]`` when set, else ``<raw_dir>/<format>``."""
+    """Folder of each format: ``inputs[<format>]`` when set, else ``<raw_dir>/<format>``.
+
+    With ``inputs.auto`` set, only the formats set explicitly, plus ``auto``.
+    """
     inputs = inputs or {}
+    if inputs.get(formats.AUTO):
+        dirs = {fmt: Path(inputs[fmt]) for fmt in FORMATS if inputs.get(fmt)}
+        return dirs | {formats.AUTO: Path(inputs[formats.AUTO])}
     return {fmt: Path(inputs.get(fmt) or Path(raw_dir) / fmt) for fmt in FORMATS}
 
 
@@ -60,6 +57,9 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
     ------
     ValueError
         When two inputs would get the same run id (e.g. ``a b.csv`` and ``a_b.csv``).
+    rederive.errors.InputError
+        From a format's ``find_runs`` (a file there that is no run), or from auto
+        mode (a file no format, or several, recognise).
     """
     found: dict[str, Source] = {}
 
@@ -71,24 +71,14 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
             )
         found[run] = Source(run, fmt, path)
 
-    dirs = input_dirs(raw_dir, inputs)
-    if dirs["matrix"].is_dir():
-        for path in sorted(dirs["matrix"].glob("*.csv")):
-            add("matrix", path.stem, path)
-    if dirs["long"].is_dir():
-        for path in sorted([*dirs["long"].glob("*.csv"), *dirs["long"].glob("*.jsonl")]):
-            add("long", path.name, path)
-    if dirs["lm_eval"].is_dir():
-        # A model folder is any folder holding samples_*.jsonl, at any depth, so both
-        # <out>/ and a single <out>/<model>/ can be pointed at.
-        folders = sorted({p.parent for p in dirs["lm_eval"].rglob("samples_*.jsonl")})
-        for folder in folders:
-            rel = folder.relative_to(dirs["lm_eval"])
-            add("lm_eval", str(rel) if str(rel) != "." else folder.name, folder)
-    if dirs["inspect"].is_dir():
-        # .json logs too (log_format="json"), but not the manifests Inspect writes
-        # beside them; any other .json that is not a log is an error, never skipped.
-        logs = [*dirs["inspect"].rglob("*.eval"), *dirs["inspect"].rglob("*.json")]
-        for path in sorted(p for p in logs if p.name not in INSPECT_MANIFESTS):
-            add("inspect", str(path.relative_to(dirs["inspect"]).with_suffix("")), path)
+    for fmt, folder in input_dirs(raw_dir, inputs).items():
+        if not folder.is_dir():
+            continue
+        if fmt == formats.AUTO:
+            skip = (Path(raw_dir) / "items.csv", Path(raw_dir) / "published")
+            for detected, name, path in formats.find_auto_runs(folder, skip=skip):
+                add(detected, name, path)
+        else:
+            for name, path in formats.get(fmt).find_runs(folder):
+                add(fmt, name, path)
     return dict(sorted(found.items()))

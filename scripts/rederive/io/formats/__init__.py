@@ -1,0 +1,165 @@
+"""The registry of benchmark input formats: one module per format.
+
+Each module (``matrix``, ``long``, ``lm_eval``, …) defines
+
+* ``NAME``: its key under an analysis's ``inputs:`` and its run-id prefix;
+* ``DESCRIPTION``: one line, for docs and messages;
+* ``find_runs(folder) -> [(name, path)]``: the runs of a folder given to it;
+* ``detect(path) -> bool``: does this file or folder look like one of its runs
+  (cheap: reads a few KB at most), used by ``inputs: {auto: <folder>}``;
+* ``files(path) -> [Path]``: the files a run is read from (Snakemake inputs);
+* ``read(path, *, params, accounting) -> DataFrame``: the long reader frame;
+* ``reported(path, *, params) -> DataFrame``: the tool's own aggregate scores.
+
+A new format is one module, its tests, and one line in :data:`FORMATS`.
+
+Auto mode (:func:`find_auto_runs`) walks a folder of mixed outputs: a folder that
+one format detects as a run (an lm-eval model folder) is one run and is not
+entered; every other file is a candidate run of its own, which exactly one
+format must detect. A file that is part of a detected run (an lm-eval
+``results_*.json``, an Every Eval Ever aggregate) is not a candidate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from rederive.errors import InputError, relpath
+from rederive.io.formats import (
+    eval_arena,
+    every_eval_ever,
+    inspect,
+    lm_eval,
+    long,
+    matrix,
+    swebench,
+)
+
+#: Every registered format, in the order their folders are searched.
+FORMATS: tuple[ModuleType, ...] = (
+    matrix,
+    long,
+    lm_eval,
+    inspect,
+    swebench,
+    every_eval_ever,
+    eval_arena,
+)
+
+AUTO = "auto"
+
+REPORTED_COLUMNS = ["model", "task", "metric", "filter", "value", "file"]
+
+
+def names() -> tuple[str, ...]:
+    """The ``NAME`` of every registered format."""
+    return tuple(module.NAME for module in FORMATS)
+
+
+def get(name: str) -> ModuleType:
+    """The format module called ``name``.
+
+    Raises
+    ------
+    ValueError
+        For an unregistered name, listing the registered ones.
+    """
+    for module in FORMATS:
+        if module.NAME == name:
+            return module
+    raise ValueError(f"unknown input format {name!r}; known: {', '.join(names())}")
+
+
+def detected(path: Path) -> list[str]:
+    """Names of the formats whose ``detect`` accepts ``path``."""
+    return [module.NAME for module in FORMATS if module.detect(path)]
+
+
+def _skipped(path: Path, skip: set[Path]) -> bool:
+    # Hidden files and folders (.DS_Store, .git) are never results.
+    return path.name.startswith(".") or path.resolve() in skip
+
+
+def find_auto_runs(
+    folder: str | Path, *, skip: tuple[str | Path, ...] = ()
+) -> list[tuple[str, str, Path]]:
+    """The runs of a folder of mixed outputs, each with its detected format.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Walked recursively in sorted order.
+    skip : tuple of paths
+        Files or folders that are not runs (the analysis's ``items.csv`` and
+        ``published/`` when the folder is its raw_dir).
+
+    Returns
+    -------
+    list of (format, name, path)
+        ``name`` is the run's path relative to ``folder`` (``.`` is the folder's own
+        name), sorted by format then name.
+
+    Raises
+    ------
+    InputError
+        For the first candidate that no format or several formats detect, naming
+        the file and the formats tried.
+    """
+    folder = Path(folder)
+    skipped = {Path(p).resolve() for p in skip}
+    runs: list[tuple[str, Path]] = []
+    loose: list[Path] = []
+
+    def walk(directory: Path) -> None:
+        matches = detected(directory)
+        if len(matches) > 1:
+            refuse(directory, matches)
+        if matches:
+            runs.append((matches[0], directory))
+            return
+        for entry in sorted(directory.iterdir()):
+            if _skipped(entry, skipped):
+                continue
+            if entry.is_dir():
+                walk(entry)
+            else:
+                loose.append(entry)
+
+    walk(folder)
+    matches = {path: detected(path) for path in loose}
+    runs += [(found[0], path) for path, found in matches.items() if len(found) == 1]
+    owners: dict[Path, set[Path]] = {}
+    for fmt, path in runs:
+        for part in get(fmt).files(path):
+            owners.setdefault(part.resolve(), set()).add(path)
+    companions = set()
+    for path in loose:
+        # Part of another run (an aggregate beside its samples file): not a run itself.
+        if owners.get(path.resolve(), set()) - {path}:
+            companions.add(path)
+        elif len(matches[path]) != 1:
+            refuse(path, matches[path])
+    found = []
+    for fmt, path in runs:
+        if path in companions:
+            continue
+        rel = path.relative_to(folder)
+        found.append((fmt, str(rel) if str(rel) != "." else folder.resolve().name, path))
+    return sorted(found)
+
+
+def refuse(path: Path, matches: list[str]) -> None:
+    """Raise the auto-mode error for a candidate detected by none or several formats."""
+    if matches:
+        raise InputError(
+            f"inputs.auto: this {'folder' if path.is_dir() else 'file'} looks like a run of "
+            f"several formats ({', '.join(matches)}); move it into a folder of its own and "
+            f"name the format with inputs: {{{matches[0]}: <folder>}}",
+            file=relpath(path),
+        )
+    raise InputError(
+        f"inputs.auto: no input format recognises this file (tried {', '.join(names())}; "
+        "see docs/input-formats.md); move it out of the folder",
+        file=relpath(path),
+    )

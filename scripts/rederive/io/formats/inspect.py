@@ -1,0 +1,69 @@
+"""Inspect logs, ``.eval`` or ``.json`` (:mod:`rederive.io.inspect_log`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.io import inspect_log
+from rederive.io.formats import _sniff
+from rederive.io.zipread import ZipLimits
+
+NAME = "inspect"
+DESCRIPTION = "Inspect logs (.eval zips or .json), one task × model each"
+# Files Inspect writes into a log folder that are not logs (inspect_ai/log/_file.py,
+# _eval/evalset.py).
+MANIFESTS = {"logs.json", "eval-set.json", "listing.json"}
+
+
+def find_runs(folder: Path) -> list[tuple[str, Path]]:
+    """Every ``.eval`` and ``.json`` log at any depth except Inspect's manifests.
+
+    Any other ``.json`` there is read as a log and refused when it is not one:
+    never skipped.
+    """
+    folder = Path(folder)
+    logs = [*folder.rglob("*.eval"), *folder.rglob("*.json")]
+    return [
+        (str(path.relative_to(folder).with_suffix("")), path)
+        for path in sorted(p for p in logs if p.name not in MANIFESTS)
+    ]
+
+
+def detect(path: Path) -> bool:
+    """An ``.eval`` zip, or a ``.json`` object opening with Inspect's ``version``/``status``/``eval``."""
+    if path.name in MANIFESTS or not path.is_file():
+        return False
+    if path.suffix == ".eval":
+        with open(path, "rb") as handle:
+            return handle.read(4) == inspect_log.ZIP_MAGIC
+    if path.suffix == ".json":
+        keys = _sniff.json_keys(path)
+        return keys is not None and {"version", "status", "eval"} <= keys
+    return False
+
+
+def files(path: Path) -> list[Path]:
+    return [Path(path)]
+
+
+def _options(params: dict) -> dict:
+    options = params.get(NAME) or {}
+    return {"scorer": options.get("scorer"), "reducer": options.get("reducer")}
+
+
+def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
+    return inspect_log.read_eval_log(
+        path,
+        **_options(params),
+        category_field=(params.get(NAME) or {}).get("category_field"),
+        limits=ZipLimits.from_params(params.get("zip_limits")),
+        accounting=accounting,
+    )
+
+
+def reported(path: Path, *, params: dict) -> pd.DataFrame:
+    return inspect_log.reported_scores(
+        path, **_options(params), limits=ZipLimits.from_params(params.get("zip_limits"))
+    )

@@ -1,0 +1,68 @@
+"""lm-evaluation-harness ``--log_samples`` model folders (:mod:`rederive.io.lm_eval`).
+
+One run is one model folder: ``results_<datetime>.json`` plus
+``samples_<task>_<datetime>.jsonl`` (lm-eval ≥ 0.4.3), ``.json`` (lm-eval ≤ 0.4.2,
+the Open LLM Leaderboard v2 details) or lmms-eval's ``<datetime>_results.json`` and
+``<datetime>_samples_<task>.jsonl``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.io import lm_eval as reader
+
+NAME = "lm_eval"
+DESCRIPTION = (
+    "lm-evaluation-harness / lmms-eval --output_path model folders "
+    "(results_<datetime>.json + samples_<task>_<datetime>.jsonl)"
+)
+
+
+def find_runs(folder: Path) -> list[tuple[str, Path]]:
+    """Every folder holding a samples file, at any depth, named by its relative path.
+
+    Both ``<out>/`` and a single ``<out>/<model>/`` can be pointed at; the folder
+    itself is then named by its own name.
+    """
+    folder = Path(folder)
+    found = sorted({p.parent for p in folder.rglob("*.json*") if reader.samples_match(p.name)})
+    runs = []
+    for path in found:
+        rel = path.relative_to(folder)
+        runs.append((str(rel) if str(rel) != "." else path.name, path))
+    return runs
+
+
+def detect(path: Path) -> bool:
+    """A folder with a results file and a samples file of lm-eval or lmms-eval naming."""
+    if not path.is_dir():
+        return False
+    names = [p.name for p in path.iterdir() if p.is_file()]
+    return any(reader.samples_match(n) for n in names) and any(
+        reader.results_match(n) for n in names
+    )
+
+
+def files(path: Path) -> list[Path]:
+    return sorted(
+        p for p in Path(path).iterdir() if p.is_file() and p.suffix in {".json", ".jsonl"}
+    )
+
+
+def _options(params: dict) -> dict:
+    options = params.get(NAME) or {}
+    return {
+        "filter_name": options.get("filter"),
+        "metrics": list(options.get("metrics") or reader.DEFAULT_METRICS),
+    }
+
+
+def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
+    return reader.read_lm_eval_model_dir(path, **_options(params), accounting=accounting)
+
+
+def reported(path: Path, *, params: dict) -> pd.DataFrame:
+    return reader.reported_scores(path, **_options(params))

@@ -1,0 +1,46 @@
+"""Long CSV or JSONL of graded answers (:func:`rederive.io.tabular.read_long`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.io.formats import _sniff
+from rederive.io.tabular import read_long
+
+NAME = "long"
+DESCRIPTION = "long CSV/JSONL: model, item_id, correct (+ task, category, epoch, response)"
+REQUIRED = {"model", "item_id", "correct"}
+
+
+def find_runs(folder: Path) -> list[tuple[str, Path]]:
+    """Every ``*.csv`` and ``*.jsonl`` of the folder, named by file name."""
+    folder = Path(folder)
+    paths = sorted([*folder.glob("*.csv"), *folder.glob("*.jsonl")])
+    return [(path.name, path) for path in paths]
+
+
+def detect(path: Path) -> bool:
+    """A ``.csv`` whose header, or a ``.jsonl`` whose first record, has model, item_id, correct."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        rows = _sniff.csv_head(path)
+        return bool(rows) and REQUIRED <= {c.strip() for c in rows[0]}
+    if suffix == ".jsonl":
+        record = _sniff.first_json_line(path)
+        return record is not None and REQUIRED <= set(record)
+    return False
+
+
+def files(path: Path) -> list[Path]:
+    return [Path(path)]
+
+
+def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
+    return read_long(path, accounting=accounting)
+
+
+def reported(path: Path, *, params: dict) -> pd.DataFrame:
+    """A long file has no harness aggregate."""
+    return pd.DataFrame(columns=["model", "task", "metric", "filter", "value", "file"])

@@ -1,0 +1,126 @@
+"""The format registry and ``inputs: {auto: <folder>}`` on a folder of mixed real outputs."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rederive.errors import InputError
+from rederive.io import formats
+from rederive.studies.benchmark.sources import discover
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
+INTERFACE = ("NAME", "DESCRIPTION", "find_runs", "detect", "files", "read", "reported")
+
+
+def test_every_format_has_the_interface_and_a_unique_name():
+    for module in formats.FORMATS:
+        for attribute in INTERFACE:
+            assert hasattr(module, attribute), (module.__name__, attribute)
+    assert len(set(formats.names())) == len(formats.FORMATS)
+    assert formats.get("swebench").NAME == "swebench"
+    with pytest.raises(ValueError, match="known: matrix"):
+        formats.get("helmet")
+
+
+def test_every_format_is_an_inputs_key_of_the_schema():
+    import yaml
+
+    schema = yaml.safe_load((REPO / "config/schemas/benchmark.schema.yaml").read_text())
+    assert set(schema["properties"]["inputs"]["properties"]) == {*formats.names(), formats.AUTO}
+
+
+def mixed_folder(root: Path) -> Path:
+    """One real run of each format, some in sub-folders, with their companion files."""
+    mixed = root / "mixed"
+    mixed.mkdir()
+    shutil.copytree(FIXTURES / "lm_eval" / "out" / "dummy-a", mixed / "lm" / "dummy-a")
+    shutil.copy(REPO / "raw" / "benchmark" / "matrix" / "chembench.csv", mixed / "chembench.csv")
+    (mixed / "logs").mkdir()
+    shutil.copy(FIXTURES / "inspect" / "0.3.285" / "mean.eval", mixed / "logs" / "mean.eval")
+    shutil.copy(FIXTURES / "inspect" / "0.3.285" / "mean.json", mixed / "logs" / "mean.json")
+    shutil.copy(FIXTURES / "swebench" / "public" / "nebius__moonshotai__Kimi-K2.6.test.json", mixed)
+    eee = sorted((FIXTURES / "every_eval_ever" / "data").rglob("*_samples.jsonl"))[0]
+    shutil.copy(eee, mixed / eee.name)
+    shutil.copy(eee.with_name(eee.name.removesuffix("_samples.jsonl") + ".json"), mixed)
+    shutil.copy(FIXTURES / "eval_arena" / "cruxeval_input.jsonl", mixed)
+    (mixed / "long.csv").write_text("model,item_id,correct\nm1,i1,1\n")
+    (mixed / ".DS_Store").write_bytes(b"\x00\x01")
+    return mixed
+
+
+def test_auto_detects_each_run_and_claims_companion_files(tmp_path):
+    mixed = mixed_folder(tmp_path)
+    found = formats.find_auto_runs(mixed)
+    names = sorted((fmt, name) for fmt, name, _ in found)
+    eee = next(name for fmt, name in names if fmt == "every_eval_ever")
+    assert eee.endswith("_samples.jsonl")
+    assert names == [
+        ("eval_arena", "cruxeval_input.jsonl"),
+        ("every_eval_ever", eee),
+        ("inspect", "logs/mean.eval"),
+        ("inspect", "logs/mean.json"),
+        ("lm_eval", "lm/dummy-a"),
+        ("long", "long.csv"),
+        ("matrix", "chembench.csv"),
+        ("swebench", "nebius__moonshotai__Kimi-K2.6.test.json"),
+    ]
+    # The lm-eval results file and the Every Eval Ever aggregate are parts of runs.
+    assert len(found) == 8
+    sources = discover(tmp_path, {"auto": str(mixed)})
+    assert "lm_eval-lm_dummy-a" in sources and "matrix-chembench.csv" in sources
+    assert {s.format for s in sources.values()} == set(formats.names())
+
+
+def test_auto_refuses_a_file_no_format_recognises(tmp_path):
+    mixed = mixed_folder(tmp_path)
+    (mixed / "notes.txt").write_text("what these runs are\n")
+    with pytest.raises(InputError) as info:
+        formats.find_auto_runs(mixed)
+    assert info.value.file.endswith("mixed/notes.txt")
+    assert "no input format recognises" in info.value.message
+    assert all(name in info.value.message for name in formats.names())
+
+
+def test_auto_refuses_a_file_several_formats_recognise(tmp_path):
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    row = {
+        "benchmark_id": "b",
+        "model": "m",
+        "example_id": "e",
+        "pass1": 1,
+        "item_id": "e",
+        "correct": 1,
+    }
+    (mixed / "both.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError) as info:
+        formats.find_auto_runs(mixed)
+    assert info.value.file.endswith("both.jsonl")
+    assert "several formats (long, eval_arena)" in info.value.message
+
+
+def test_auto_skips_the_raw_dirs_items_and_published(tmp_path):
+    raw = tmp_path / "raw"
+    (raw / "published").mkdir(parents=True)
+    (raw / "published" / "scores.csv").write_text("model,score\nm1,1\n")
+    (raw / "items.csv").write_text("item_id,category\ni1,a\n")
+    (raw / "run.csv").write_text("model,item_id,correct\nm1,i1,1\n")
+    assert list(discover(raw, {"auto": str(raw)})) == ["long-run.csv"]
+
+
+def test_an_explicit_format_folder_is_searched_beside_auto(tmp_path):
+    mixed = mixed_folder(tmp_path)
+    extra = tmp_path / "arena"
+    extra.mkdir()
+    shutil.copy(FIXTURES / "eval_arena" / "cruxeval_input.jsonl", extra / "second.jsonl")
+    sources = discover(tmp_path / "nothing", {"auto": str(mixed), "eval_arena": str(extra)})
+    assert {"eval_arena-second.jsonl", "eval_arena-cruxeval_input.jsonl"} <= set(sources)
+
+
+def test_bundled_run_ids_are_unchanged():
+    assert list(discover(REPO / "raw" / "benchmark")) == ["matrix-chembench"]
+    lm = discover(FIXTURES / "lm_eval", {"lm_eval": str(FIXTURES / "lm_eval" / "out")})
+    assert sorted(lm) == ["lm_eval-dummy-a", "lm_eval-dummy-b"]
