@@ -96,7 +96,9 @@ class SharedItems:
         return excluded_note(self.excluded, what=what)
 
 
-def _reason(small: bool, partial: bool, n: int, n_in_ref: int, n_ref: int, min_n: int, share: float) -> str:
+def _reason(
+    small: bool, partial: bool, n: int, n_in_ref: int, n_ref: int, min_n: int, share: float
+) -> str:
     """Why a model would be left out ("" when it would not)."""
     if small:
         return f"small_n: {n:,} answered, fewer than min_n {min_n}"
@@ -157,7 +159,9 @@ def decide(
             "shared": ~out if mode == "exclude_partial" else np.ones(len(models), dtype=bool),
             "reason": [
                 _reason(bool(s and o), bool(p), k, r, n_ref, min_n, partial_share)
-                for s, p, k, r, o in zip(small, partial, n.tolist(), in_ref.tolist(), out, strict=True)
+                for s, p, k, r, o in zip(
+                    small, partial, n.tolist(), in_ref.tolist(), out, strict=True
+                )
             ],
         },
         columns=COLUMNS,

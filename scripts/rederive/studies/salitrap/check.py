@@ -19,9 +19,9 @@ from rederive.check import (
     write_published_check,
 )
 from rederive.io.names import read_csv
-from rederive.stats.shared_items import from_frame
 from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
+from rederive.stats.shared_items import from_frame
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
 
 STUDY = "salitrap"

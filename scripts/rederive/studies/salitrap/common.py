@@ -127,6 +127,4 @@ def shared_item_set(matrix: pd.DataFrame, p) -> SharedItems:
     so a model's count is the same as that of :func:`small_n_by_model`; ``p``
     carries the job's ``min_n``, ``partial_share`` and ``shared_items`` params.
     """
-    return decide(
-        matrix.notna(), min_n=p.min_n, partial_share=p.partial_share, mode=p.shared_items
-    )
+    return decide(matrix.notna(), min_n=p.min_n, partial_share=p.partial_share, mode=p.shared_items)

@@ -348,8 +348,9 @@ def main(snakemake):
     left_out = dict(zip(shared.excluded["model"], shared.excluded["reason"], strict=True))
     if left_out:
         blank = {c: np.nan for c in [*ABILITY_COLUMNS, "ability_pyirt", "ability_pyirt_sd"]}
+        blank["n_nonfinite"] = 0
         ability = pd.concat(
-            [ability, pd.DataFrame({"model": list(left_out)}).assign(**blank, n_nonfinite=0)],
+            [ability, pd.DataFrame({"model": list(left_out)}).assign(**blank)],
             ignore_index=True,
         )
     ability, by_dimension, stats = summarise(

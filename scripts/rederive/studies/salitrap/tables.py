@@ -11,9 +11,9 @@ import pandas as pd
 
 from rederive.io.shared_quality import move_rows, reason_text
 from rederive.io.warehouse import query
-from rederive.stats.shared_items import decide
 from rederive.report.latex import bold_extremes, booktabs
 from rederive.stats.rates import round_half_up
+from rederive.stats.shared_items import decide
 from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.salitrap.common import (
     CONTROL,
