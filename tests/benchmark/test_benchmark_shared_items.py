@@ -1,5 +1,5 @@
 """Under ``item_sets: intersection`` a small or partial run never shapes the other
-models' numbers (issue 26, item 2): by default (``shared_items: exclude_partial``)
+models' numbers: by default (``shared_items: exclude_partial``)
 it is left out of the shared item set, so the complete models' scores, failure
 clustering and IRT difficulties are *equal* to those computed without it; its
 rows are counted in data_quality.csv and it is named in the notes."""

@@ -1,4 +1,4 @@
-"""Small or partial runs never shape other models' numbers (issue 26, item 2).
+"""Small or partial runs never shape other models' numbers.
 
 The two cases of the audit, in process: a model with one row, and one partial
 run (300 of 1,145 items) beside complete ones. By default (``shared_items:

@@ -1,5 +1,5 @@
 """End to end: a partial SaliTrap run added beside complete ones changes nothing in
-the other models' failure sets, Table 5 or IRT difficulties (issue 26, item 2).
+the other models' failure sets, Table 5 or IRT difficulties.
 
 Two tiny projects through the real Snakefile, one with a fourth model that
 answered only the first 8 of the 24 items: the shared-item tables must be
