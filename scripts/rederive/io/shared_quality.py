@@ -42,19 +42,12 @@ def move_rows(
     moved = moved[moved["rows"] > 0]
     if moved.empty:
         return quality
+    # Every other column (file, sha256, rows_read, and any a kind adds) is the run's.
     runs = quality.drop_duplicates("run").set_index("run")
-    extra = pd.DataFrame(
-        {
-            "study": moved["run"].map(runs["study"]).to_numpy(),
-            "run": moved["run"].to_numpy(),
-            "file": moved["run"].map(runs["file"]).to_numpy(),
-            "sha256": moved["run"].map(runs["sha256"]).to_numpy(),
-            "rows_read": moved["run"].map(runs["rows_read"]).to_numpy(),
-            "reason": moved["reason"].to_numpy(),
-            "rows": moved["rows"].to_numpy(),
-            "example_lines": "",
-        }
-    )
+    extra = runs.loc[moved["run"].to_numpy()].reset_index()
+    extra["reason"] = moved["reason"].to_numpy()
+    extra["rows"] = moved["rows"].to_numpy()
+    extra["example_lines"] = ""
     out = quality.copy()
     per_run = moved.groupby("run")["rows"].sum()
     used = out["reason"] == "used"
