@@ -56,6 +56,9 @@ rule build_benchmark_warehouse:
             input.item_metadata[0] if input.item_metadata else ""
         ),
         item_sets=setting("item_sets"),
+        shared_items=setting("shared_items"),
+        partial_share=setting("partial_share"),
+        min_n=setting("min_n"),
     script:
         "../scripts/rederive/studies/benchmark/warehouse.py"
 
@@ -256,6 +259,12 @@ rule tabulate_benchmark_quality:
         overlap=report(
             "results/{analysis}/tables/item_overlap.csv",
             caption="report/benchmark/item_overlap.rst",
+            category="{analysis}",
+            subcategory="Data quality",
+        ),
+        shared_items=report(
+            "results/{analysis}/tables/shared_items.csv",
+            caption="report/benchmark/shared_items.rst",
             category="{analysis}",
             subcategory="Data quality",
         ),

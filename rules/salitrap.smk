@@ -130,6 +130,8 @@ rule tabulate_salitrap_main:
         metrics=setting("metrics"),
         simulated=is_simulated,
         min_n=setting("min_n"),
+        shared_items=setting("shared_items"),
+        partial_share=setting("partial_share"),
     script:
         "../scripts/rederive/studies/salitrap/tables.py"
 
@@ -145,6 +147,7 @@ rule check_salitrap_published:
         failure_pairs="results/{analysis}/tables/failure_pairs.csv",
         table5="results/{analysis}/tables/table5_pairs.csv",
         failed_by_all="results/{analysis}/tables/failed_by_all.csv",
+        shared_items="results/{analysis}/tables/shared_items.csv",
         published=published_files,
     output:
         csv=report(
@@ -479,6 +482,12 @@ rule analyse_salitrap_failure_sets:
         ),
         linkage="results/{analysis}/tables/failure_linkage.csv",
         order="results/{analysis}/tables/failure_order.csv",
+        shared_items=report(
+            "results/{analysis}/tables/shared_items.csv",
+            caption="report/salitrap/shared_items.rst",
+            category="{analysis}",
+            subcategory="Failure sets",
+        ),
     log:
         "results/logs/{analysis}/analyse_failure_sets.log",
     benchmark:
@@ -497,6 +506,8 @@ rule analyse_salitrap_failure_sets:
         n_pairs=setting("failure_sets", "n_pairs"),
         simulated=is_simulated,
         min_n=setting("min_n"),
+        shared_items=setting("shared_items"),
+        partial_share=setting("partial_share"),
     script:
         "../scripts/rederive/studies/salitrap/failure_sets.py"
 
@@ -592,6 +603,8 @@ rule fit_salitrap_irt:
         warm_start_file=lambda w: f"results/{w.analysis}/cache/irt_warm_start.csv",
         level=setting("bootstrap", "level"),
         min_n=setting("min_n"),
+        shared_items=setting("shared_items"),
+        partial_share=setting("partial_share"),
     script:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 

@@ -107,9 +107,13 @@ def test_tables_5_to_7_density_and_failure_sets_flag_the_one_row_model(tmp_path)
     fs = _run(
         failure_sets,
         tmp_path,
-        ["pairs", "table5", "table5_tex", "failed_by_all", "linkage", "order"],
+        ["pairs", "table5", "table5_tex", "failed_by_all", "linkage", "order", "shared_items"],
         linkage="average",
         n_pairs=1,
+        # The old intersection keeps Tiny in (flagged); by default it is left out
+        # of the shared item set (tests/salitrap/test_shared_items.py).
+        shared_items="intersection",
+        partial_share=0.9,
     )
     order = fs["order"].set_index("model")["small_n"]
     assert order.to_dict() == {"Big": False, "Other": False, "Tiny": True}

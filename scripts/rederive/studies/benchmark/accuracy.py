@@ -31,6 +31,7 @@ from rederive.studies.benchmark.common import (
     accuracy_percent,
     clusters_for,
     fixed_decimals,
+    left_out_note,
     load_scores,
     write_csv,
 )
@@ -236,6 +237,7 @@ def main(snakemake):
                     for x in (
                         p.data_note,
                         excluded_note(table.loc[table[SMALL_N], "model"], p.min_n),
+                        left_out_note(snakemake.input.db),
                     )
                     if x
                 ),

@@ -31,7 +31,7 @@ from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query
 from rederive.runner import run
-from rederive.studies.benchmark.common import accuracy_percent
+from rederive.studies.benchmark.common import accuracy_percent, left_out_note
 
 
 def read_published(path: Path) -> pd.DataFrame:
@@ -187,7 +187,14 @@ def main(snakemake):
         snakemake.output.md,
         analysis=snakemake.wildcards.analysis,
         title="Benchmark: published-score check",
-        preamble=comparison_statement(accuracy, own, files, folder),
+        preamble=" ".join(
+            x
+            for x in (
+                comparison_statement(accuracy, own, files, folder),
+                left_out_note(snakemake.input.db),
+            )
+            if x
+        ),
         data_note=snakemake.params.data_note,
     )
 

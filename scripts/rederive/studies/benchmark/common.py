@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.io.warehouse import read_only
+from rederive.io.warehouse import query, read_only
 from rederive.stats.rates import round_half_up
+from rederive.stats.shared_items import from_frame
 
 REAL_NOTE = "Real data: ChemBench per-item results (irt-on-bench, MIT licence)"
 
@@ -28,6 +29,11 @@ def load_scores(db_path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     matrix = scores.pivot(index="item_key", columns="model", values="score")
     matrix = matrix.reindex(index=items["item_key"], columns=sorted(matrix.columns))
     return matrix, items
+
+
+def left_out_note(db_path: str | Path) -> str:
+    """The sentence naming the models left out of the shared item set ("" when none)."""
+    return from_frame(query(db_path, "SELECT * FROM shared_items ORDER BY model")).note()
 
 
 def clusters_for(items: pd.DataFrame, cluster_by: str) -> np.ndarray | None:

@@ -24,7 +24,13 @@ from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_f
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
-from rederive.studies.benchmark.common import clusters_for, fixed_decimals, load_scores, write_csv
+from rederive.studies.benchmark.common import (
+    clusters_for,
+    fixed_decimals,
+    left_out_note,
+    load_scores,
+    write_csv,
+)
 
 
 def pair_counts(
@@ -222,7 +228,8 @@ def main(snakemake):
     write_csv(rank, snakemake.output.ranking, float_format="%.1f")
     with open(snakemake.output.tex, "w") as handle:
         note = excluded_note([m for m, f in small.items() if f], p.min_n)
-        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=f"{p.data_note} {note}".strip()))
+        note = " ".join(x for x in (p.data_note, note, left_out_note(snakemake.input.db)) if x)
+        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=note))
 
 
 if __name__ == "__main__" and "snakemake" in globals():

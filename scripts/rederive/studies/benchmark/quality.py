@@ -1,19 +1,27 @@
 """Rule ``tabulate_benchmark_quality``: what was read, used and excluded, per run
 and reason, plus the scores dropped to align item sets (``item_sets:
-intersection``), and the per-model item overlap."""
+intersection``) or left out with their model (``shared_items``), the per-model
+item overlap and which models entered the shared item set."""
 
 import pandas as pd
 
 from rederive.io.accounting import load_accounting, load_formats
 from rederive.io.batches import per_run_files
+from rederive.io.shared_quality import reason_text
 from rederive.io.warehouse import query
 from rederive.runner import run
+from rederive.stats.shared_items import from_frame
 from rederive.studies.benchmark.common import write_csv
 
 ALIGN_REASON = "item not graded for every model (item_sets: intersection)"
 
+#: What a model left out of the shared item set misses (data_quality.csv reason).
+SHARED_SCOPE = "every table; item_sets: intersection"
 
-def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
+
+def data_quality(
+    accounting_paths, dropped: pd.DataFrame, left_out: dict[str, str] | None = None
+) -> pd.DataFrame:
     """Rows read, used and excluded per run and reason; every run reconciles.
 
     Columns: ``study, run, format, file, sha256, rows_read, reason, rows,
@@ -22,8 +30,11 @@ def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
     ``dropped`` (warehouse table: run, model, rows) holds the rows whose scores
     ``item_sets: intersection`` left out. The ingest step had counted them as used;
     here they move from ``used`` to one alignment reason per model, so
-    ``rows_read = used + every excluded reason`` holds for each run.
+    ``rows_read = used + every excluded reason`` holds for each run. ``left_out``
+    maps each model left out of the shared item set (``shared_items``) to why:
+    its rows get that reason instead.
     """
+    left_out = left_out or {}
     table = load_accounting(accounting_paths)
     dropped = dropped[dropped["rows"] > 0]
     if not dropped.empty:
@@ -35,7 +46,12 @@ def data_quality(accounting_paths, dropped: pd.DataFrame) -> pd.DataFrame:
                 "file": dropped["run"].map(files["file"]),
                 "sha256": dropped["run"].map(files["sha256"]),
                 "rows_read": dropped["run"].map(files["rows_read"]),
-                "reason": ALIGN_REASON + " [" + dropped["model"] + "]",
+                "reason": [
+                    reason_text(m, left_out[m], SHARED_SCOPE)
+                    if m in left_out
+                    else f"{ALIGN_REASON} [{m}]"
+                    for m in dropped["model"]
+                ],
                 "rows": dropped["rows"],
                 "example_lines": "",
             }
@@ -69,8 +85,12 @@ def main(snakemake):
     overlap = query(snakemake.input.db, "SELECT * FROM overlap ORDER BY model")
     models = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
     dropped = query(snakemake.input.db, "SELECT * FROM dropped ORDER BY run, model")
+    shared = from_frame(query(snakemake.input.db, "SELECT * FROM shared_items ORDER BY model"))
+    left = shared.excluded
+    left_out = dict(zip(left["model"], left["reason"], strict=True))
     accounting = per_run_files(snakemake.input.ingested, "accounting")
-    write_csv(data_quality(accounting, dropped), snakemake.output.quality)
+    write_csv(data_quality(accounting, dropped, left_out), snakemake.output.quality)
+    write_csv(shared.table, snakemake.output.shared_items, float_format="%.10g")
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
 
 

@@ -9,7 +9,11 @@ Checks, each an :class:`~rederive.errors.InputError` naming the files at fault:
   different document means the runs used different dataset versions;
 * every model answered the same items. When ``item_sets: intersection`` the
   comparison uses the shared items only and every dropped score is counted in the
-  ``alignment`` table (shown in ``data_quality.csv``).
+  ``alignment`` table (shown in ``data_quality.csv``). Before the intersection,
+  ``shared_items`` (:mod:`rederive.stats.shared_items`) decides which models enter
+  it: by default a small-n or partial model is left out (its rows counted in
+  ``data_quality.csv``, the decision in the ``shared_items`` table), so one short
+  run cannot shrink every other model's item set.
 
 Repeats/epochs are averaged within (model, item) here, before any error bar, so a
 model run with 5 epochs does not get 5× the weight of the items.
@@ -26,6 +30,7 @@ from rederive.io.batches import per_run_files
 from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.runner import run
+from rederive.stats.shared_items import SharedItems, decide
 
 ITEM_KEY_SEP = ":"
 
@@ -196,23 +201,59 @@ def item_table(responses: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.Dat
     return items[["item_key", "task", "item_id", "category", "group"]]
 
 
+def shared_item_models(scores: pd.DataFrame, shared_items: dict | None) -> SharedItems:
+    """Which models enter the shared item set (all of them without settings)."""
+    answered = pd.crosstab(scores["item_key"], scores["model"]).astype(bool)
+    answered = answered.reindex(columns=sorted(scores["model"].unique()), fill_value=False)
+    settings = shared_items or {"min_n": 1, "partial_share": 0.0, "mode": "intersection"}
+    # partial_share 0 would flag nobody; the schema bounds it above 0 for users.
+    return decide(answered, **settings)
+
+
 def align_items(
-    scores: pd.DataFrame, policy: str, files: dict[str, str] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    scores: pd.DataFrame,
+    policy: str,
+    files: dict[str, str] | None = None,
+    shared_items: dict | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Keep items answered by every model, or refuse when item sets differ.
+
+    Parameters
+    ----------
+    shared_items : dict, optional
+        ``min_n``, ``partial_share`` and ``mode`` of
+        :func:`rederive.stats.shared_items.decide`; under ``item_sets:
+        intersection`` the models it leaves out are dropped before the
+        intersection (every model is kept without it).
 
     Returns
     -------
     kept : DataFrame
-        ``scores`` restricted to the shared items.
+        ``scores`` restricted to the shared items (and the models kept).
     overlap : DataFrame
-        Per model: items answered, shared by all, dropped (``n_dropped``).
+        Per model: items answered, shared by the kept models, dropped
+        (``n_dropped``: every item of a model left out).
+    decision : DataFrame
+        The ``shared_items`` table, one row per model.
     """
     models = sorted(scores["model"].unique())
     per_item = scores.groupby("item_key")["model"].nunique()
-    shared = set(per_item[per_item == len(models)].index)
     answered = scores.groupby("model")["item_key"].nunique()
     n_union = per_item.size
+    equal = bool((per_item == len(models)).all())
+    if equal or policy != "intersection":
+        # Equal item sets leave nobody out; require_equal refuses unequal ones below.
+        decision = shared_item_models(scores, None)
+    else:
+        decision = shared_item_models(scores, shared_items)
+    kept_models = set(decision.kept)
+    if len(kept_models) < len(models):
+        scores_kept = scores[scores["model"].isin(kept_models)]
+        per_kept = scores_kept.groupby("item_key")["model"].nunique()
+        shared = set(per_kept[per_kept == len(kept_models)].index)
+    else:
+        scores_kept = scores
+        shared = set(per_item[per_item == len(models)].index)
     overlap = pd.DataFrame(
         {
             "model": models,
@@ -222,8 +263,10 @@ def align_items(
         }
     )
     overlap["n_dropped"] = overlap["n_items_answered"] - overlap["n_items_shared"]
-    if len(shared) == n_union:
-        return scores, overlap
+    left = ~overlap["model"].isin(kept_models)
+    overlap.loc[left, "n_dropped"] = overlap.loc[left, "n_items_answered"]
+    if equal:
+        return scores, overlap, decision.table
     if policy != "intersection":
         lines = []
         first_file = None
@@ -249,7 +292,8 @@ def align_items(
             file=next(iter((files or {}).values()), None),
             field="item_id",
         )
-    return scores[scores["item_key"].isin(shared)].reset_index(drop=True), overlap
+    kept = scores_kept[scores_kept["item_key"].isin(shared)].reset_index(drop=True)
+    return kept, overlap, decision.table
 
 
 def task_metrics(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
@@ -276,7 +320,10 @@ def task_metrics(responses: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
 
 def build_tables(
-    responses: pd.DataFrame, metadata: pd.DataFrame | None, policy: str
+    responses: pd.DataFrame,
+    metadata: pd.DataFrame | None,
+    policy: str,
+    shared_items: dict | None = None,
 ) -> dict[str, pd.DataFrame]:
     if responses.empty:
         raise InputError("no graded answers were read: every run is empty or fully excluded")
@@ -293,7 +340,7 @@ def build_tables(
         .reset_index()
     )
     files = responses.groupby("model")["source_file"].first().str.split("!").str[0].to_dict()
-    kept, overlap = align_items(scores, policy, files)
+    kept, overlap, decision = align_items(scores, policy, files, shared_items)
     item_index = pd.Series(range(len(items)), index=items["item_key"])
     kept = (
         kept.assign(_i=kept["item_key"].map(item_index))
@@ -308,7 +355,10 @@ def build_tables(
     )
     # Rows behind each dropped score, per run and model: data_quality.csv moves
     # exactly these from "used" to the alignment exclusion.
-    lost = responses[~responses["item_key"].isin(set(kept["item_key"]))]
+    lost = responses[
+        ~responses["item_key"].isin(set(kept["item_key"]))
+        | ~responses["model"].isin(set(kept["model"]))
+    ]
     dropped = (
         lost.groupby(["run", "model"], sort=True)
         .size()
@@ -324,6 +374,7 @@ def build_tables(
         "items": items,
         "models": models,
         "overlap": overlap,
+        "shared_items": decision,
     }
 
 
@@ -331,7 +382,9 @@ def main(snakemake):
     ingested = snakemake.input.ingested
     responses = warehouse.read_labelled(per_run_files(ingested, "labelled"), share_strings=True)
     items_path = Path(snakemake.params.items_file) if snakemake.params.items_file else None
-    tables = build_tables(responses, read_item_metadata(items_path), snakemake.params.item_sets)
+    p = snakemake.params
+    shared = {"min_n": p.min_n, "partial_share": p.partial_share, "mode": p.shared_items}
+    tables = build_tables(responses, read_item_metadata(items_path), p.item_sets, shared)
     tables["accounting"] = load_runs(per_run_files(ingested, "accounting"))
     reported = [
         read_csv(p, dtype={"model": str, "task": str}) for p in per_run_files(ingested, "reported")

@@ -21,6 +21,7 @@ from rederive.check import (
 from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.stats.rates import rounding_compatible
+from rederive.stats.shared_items import from_frame
 from rederive.studies.salitrap.check_experiments import experiment_checks, identity
 
 STUDY = "salitrap"
@@ -231,6 +232,10 @@ def main(snakemake):
         "published tables must satisfy among themselves (`identity`: `published` is the printed value, `ours` "
         "what the other printed numbers imply). A failing identity is a finding about the paper."
     )
+    if hasattr(snakemake.input, "shared_items"):
+        left_out = from_frame(read_csv(snakemake.input.shared_items, text=("reason",))).note()
+        if left_out:
+            preamble += f" {left_out} Their Table 5 pairs are not computed (shared_items.csv)."
     simulated_note = (
         "**The raw data behind `ours` is simulated** (calibrated to the published tables), so cell "
         "checks show how well the simulator reproduces the paper, not that the paper is right."

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.io.warehouse import query
+from rederive.stats.shared_items import SharedItems, decide
 from rederive.stats.small_n import small_n_flags
 
 OVERALL = "overall"
@@ -117,3 +118,13 @@ def small_n_by_model(labels: pd.DataFrame, items: pd.DataFrame, min_n: int) -> d
     models = sorted(labels["model"].unique())
     counts = n.reindex(models, fill_value=0).to_numpy()
     return dict(zip(models, (bool(f) for f in small_n_flags(counts, min_n)), strict=True))
+
+
+def shared_item_set(matrix: pd.DataFrame, p) -> SharedItems:
+    """Models in the shared item set of failure sets and IRT (:mod:`rederive.stats.shared_items`).
+
+    ``matrix`` is the control label matrix (items × models, NaN = no valid row),
+    so a model's count is the same as that of :func:`small_n_by_model`; ``p``
+    carries the job's ``min_n``, ``partial_share`` and ``shared_items`` params.
+    """
+    return decide(matrix.notna(), min_n=p.min_n, partial_share=p.partial_share, mode=p.shared_items)

@@ -6,7 +6,11 @@ numerator (anything but Strict Pass). The statistics are the shared ones of
 :mod:`rederive.stats.similarity`, which need a verdict of every model on every
 item: the failure matrix here keeps the N items *every* model answered validly
 (an excluded row is neither a pass nor a failure) and counts the items left out
-(``items_not_answered_by_all`` in ``failed_by_all.csv``). Over those items:
+(``items_not_answered_by_all`` in ``failed_by_all.csv``). Which models take part
+is decided first (``shared_items``, :mod:`rederive.stats.shared_items`): by
+default a small-n or partial model is left out, so one short run cannot shrink
+every other model's failure set; the models left out are named in the Table 5
+note and listed in ``shared_items.csv``. Over those items:
 
 * co-failure rate = |A ∩ B| / N (Fig 10, Table 5),
 * Jaccard similarity = |A ∩ B| / |A ∪ B| (Fig 11, Table 5); for two models that
@@ -37,6 +41,7 @@ from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
     CONTROL,
     load,
+    shared_item_set,
     simulated_notes,
     small_n_by_model,
     write_csv,
@@ -156,7 +161,9 @@ def failed_by_all(fail: pd.DataFrame, n_incomplete: int) -> pd.DataFrame:
     )
 
 
-def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> str:
+def latex(
+    table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool, left_out: str = ""
+) -> str:
     # The paper lists both groups from high to low Jaccard, so the table reads
     # top-down from the most to the least similar pair.
     body = table5.assign(_g=table5["group"].map({"most_similar": 0, "least_similar": 1}))
@@ -176,6 +183,8 @@ def latex(table5: pd.DataFrame, all_fail: pd.DataFrame, *, simulated: bool) -> s
     )
     if table5["empty_union"].any():
         notes += " Jaccard 1 of two models that never fail is a convention (empty union)."
+    if left_out:
+        notes += " " + left_out
     return booktabs(
         body,
         caption="SaliTrap Table 5: most and least similar model pairs by failure-set Jaccard similarity.",
@@ -191,7 +200,10 @@ def main(snakemake):
     p = snakemake.params
     items, labels = load(snakemake.input.db)
     matrix = label_matrix(labels, items, CONTROL)
-    fail, n_incomplete = failure_matrix(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
+    shared = shared_item_set(matrix, p)
+    fail, n_incomplete = failure_matrix(
+        matrix[shared.kept], metrics_from_config(p.metrics)["TAR"].numerator
+    )
     z, order = cluster(fail, p.linkage)
     rank = {m: i for i, m in enumerate(order)}
     pairs = pair_table(fail)
@@ -221,8 +233,9 @@ def main(snakemake):
     write_csv(all_fail, snakemake.output.failed_by_all)
     write_csv(linkage_frame, snakemake.output.linkage)
     write_csv(order_frame, snakemake.output.order)
+    write_csv(shared.table, snakemake.output.shared_items)
     Path(snakemake.output.table5_tex).write_text(
-        latex(table5, all_fail, simulated=bool(p.simulated))
+        latex(table5, all_fail, simulated=bool(p.simulated), left_out=shared.note())
     )
 
 

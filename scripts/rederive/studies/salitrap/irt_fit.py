@@ -55,7 +55,14 @@ from rederive.io.names import read_csv
 from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
 from rederive.stats.rates import percent
 from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
-from rederive.studies.salitrap.common import CONTROL, OVERALL, load, present_dimensions, write_csv
+from rederive.studies.salitrap.common import (
+    CONTROL,
+    OVERALL,
+    load,
+    present_dimensions,
+    shared_item_set,
+    write_csv,
+)
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
 
 log = logging.getLogger(__name__)
@@ -148,12 +155,15 @@ def summarise(
     settings: dict,
     min_n: int = 1,
     not_fitted: str = "",
+    left_out: dict[str, str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Ability table with TAR, per-dimension difficulty summary, fit statistics.
 
     A perfect or zero score has no finite ML ability: the table shows NaN (and
     no interval) with the reason in ``ability_note``; such models and small-n
-    ones (fewer than ``min_n`` answered items) get no rank.
+    ones (fewer than ``min_n`` answered items) get no rank. ``left_out`` maps
+    the models kept out of the fit (``shared_items``) to their reason: their
+    ability is NaN and the note says why.
     """
     passes = responses.sum(axis=1)
     answered = responses.notna().sum(axis=1)
@@ -170,6 +180,12 @@ def summarise(
         if not_fitted
         else np.where(infinite, ability_not_finite(ability["passes"], ability["answered"]), "")
     )
+    if left_out:
+        out = ability["model"].isin(list(left_out))
+        ability.loc[out, "ability_note"] = [
+            f"left out of the shared item set, not in the fit ({left_out[m]})"
+            for m in ability.loc[out, "model"]
+        ]
     ability[SMALL_N] = small_n_flags(ability["answered"], min_n)
     ability = ability.sort_values(
         ["ability", "tar", "model"], ascending=[False, False, True], na_position="last"
@@ -270,7 +286,11 @@ def main(snakemake):
     items, labels = load(snakemake.input.db, CONTROL)
     dimensions = present_dimensions(items, list(p.dimensions.values()))
     matrix = label_matrix(labels, items, CONTROL)
-    responses = binary_responses(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
+    every = binary_responses(matrix, metrics_from_config(p.metrics)["TAR"].numerator)
+    # A small-n or partial model would pull every difficulty towards the few items
+    # it answered: it stays out of the fit (shared_items), with its reason.
+    shared = shared_item_set(matrix, p)
+    responses = every.loc[shared.kept]
     # Items no model answered validly carry no information: they are left out of
     # the fit (difficulty NaN in irt_items.csv) and counted in irt_statistics.csv.
     answered = responses.notna().any(axis=0)
@@ -325,8 +345,23 @@ def main(snakemake):
         "n_boot": p.n_boot,
         "items_without_valid_response": n_unanswered,
     }
+    left_out = dict(zip(shared.excluded["model"], shared.excluded["reason"], strict=True))
+    if left_out:
+        blank = {c: np.nan for c in [*ABILITY_COLUMNS, "ability_pyirt", "ability_pyirt_sd"]}
+        blank["n_nonfinite"] = 0
+        ability = pd.concat(
+            [ability, pd.DataFrame({"model": list(left_out)}).assign(**blank)],
+            ignore_index=True,
+        )
     ability, by_dimension, stats = summarise(
-        ability, item_table, responses, dimensions, settings, min_n=p.min_n, not_fitted=not_fitted
+        ability,
+        item_table,
+        every,  # every model's own passes and answered items, in or out of the fit
+        dimensions,
+        settings,
+        min_n=p.min_n,
+        not_fitted=not_fitted,
+        left_out=left_out,
     )
     stats.insert(2, "priors", p.priors)
     write_csv(item_table, snakemake.output.item_params)

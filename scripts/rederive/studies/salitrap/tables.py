@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.io.shared_quality import move_rows, reason_text
 from rederive.io.warehouse import query
 from rederive.report.latex import bold_extremes, booktabs
 from rederive.stats.rates import round_half_up
+from rederive.stats.shared_items import decide
 from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.salitrap.common import (
     CONTROL,
@@ -118,7 +120,46 @@ def sort_rates(rates: pd.DataFrame, order: list[str], dimensions: list[str]) -> 
     ).reset_index(drop=True)
 
 
-def build(db, *, dimensions, n_boot, level, seed, metrics=None, min_n: int = 1):
+#: What a model left out of the shared item set misses (data_quality.csv reason).
+SHARED_SCOPE = "failure sets, Table 5, IRT; its own rates keep the rows"
+
+
+def shared_items_quality(db, quality: pd.DataFrame, matrix: pd.DataFrame, **settings):
+    """``quality`` with the control rows of every model left out of the shared item
+    set (:mod:`rederive.stats.shared_items`) moved from ``used`` to its reason."""
+    left = decide(matrix.notna(), **settings).excluded
+    if left.empty:
+        return quality
+    rows = query(
+        db,
+        "SELECT run, model, count(*) AS n FROM labels WHERE condition = ? AND label IS NOT NULL "
+        "AND item_id IN (SELECT item_id FROM items) GROUP BY run, model ORDER BY run, model",
+        [CONTROL],
+    )
+    why = dict(zip(left["model"], left["reason"], strict=True))
+    rows = rows[rows["model"].isin(list(why))]
+    moved = pd.DataFrame(
+        {
+            "run": rows["run"],
+            "reason": [reason_text(m, why[m], SHARED_SCOPE) for m in rows["model"]],
+            "rows": rows["n"].astype("int64"),
+        }
+    )
+    return move_rows(quality, moved)
+
+
+def build(
+    db,
+    *,
+    dimensions,
+    n_boot,
+    level,
+    seed,
+    metrics=None,
+    min_n: int = 1,
+    shared_items: str = "exclude_partial",
+    partial_share: float = 0.9,
+):
     """Compute Tables 1–3 and data quality from the warehouse.
 
     Every row of Tables 1–2 carries ``small_n``: whether its model has fewer than
@@ -147,6 +188,9 @@ def build(db, *, dimensions, n_boot, level, seed, metrics=None, min_n: int = 1):
     for t in (t1, t2):
         t[SMALL_N] = t["model"].map(small).astype(bool)
     quality = query(db, "SELECT * FROM accounting ORDER BY run, reason")
+    quality = shared_items_quality(
+        db, quality, matrix, min_n=min_n, partial_share=partial_share, mode=shared_items
+    )
     return t1, t2, table3(items, present), quality, order, present
 
 
@@ -159,6 +203,8 @@ def main(snakemake):
         **p.bootstrap,
         metrics=metrics_from_config(p.metrics),
         min_n=p.min_n,
+        shared_items=p.shared_items,
+        partial_share=p.partial_share,
     )
     simulated = bool(p.simulated)
     write_csv(t3, out.table3_csv)
