@@ -41,7 +41,7 @@ def data_quality(
         files = table.drop_duplicates("run").set_index("run")
         extra = pd.DataFrame(
             {
-                "study": "benchmark",
+                "study": dropped["run"].map(files["study"]),
                 "run": dropped["run"],
                 "file": dropped["run"].map(files["file"]),
                 "sha256": dropped["run"].map(files["sha256"]),
