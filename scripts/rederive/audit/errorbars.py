@@ -124,14 +124,13 @@ def pm_findings(where: dict, value: Number, e: Number, n: int, scale: int, kind:
         f"{fmt(Fraction(lo) * scale, d + 1)}–{fmt(Fraction(hi) * scale, d + 1)}"
     )
     why = f" with {clusters} clusters" if clusters else ""
-    if e.value == 0:
-        why += "; an SE of 0 strictly inside (0, 1) is impossible"
+    zero = "; an SE of 0 strictly inside (0, 1) is impossible" if e.value == 0 else ""
     z = z_range(level)[0] if kind == "ci" else 1.0
     p_mid = (p_lo + p_hi) / 2
     other = implied_n(p_mid, float(e.value) / scale / z, 1.0) if kind != "sd" else None
     tail = f" (this ± fits N ≈ {other})" if other else ""
     return [Finding(**where, check=f"error bar: {name}", printed=printed,
-                    possible=f"{name} at N = {n}{why}: {bound}{tail}", severity="error")]
+                    possible=f"{name} at N = {n}{why}: {bound}{tail}{zero}", severity="error")]
 
 
 def ci_findings(where: dict, value: Number | None, lo: Number, hi: Number, n: int, scale: int, level: float, clusters):

@@ -94,13 +94,13 @@ def read_latex(text: str, path: str) -> Table:
     start = begin.end() if begin else 0
     end = text.find("\\end{tabular", start)
     body = text[start : end if end >= 0 else len(text)]
-    offset = text[:start].count("\n") + 1
     rows, lines = [], []
-    line_no = offset
-    for chunk in re.split(r"\\\\(?:\[[^\]]*\])?", body):
-        first = line_no + (len(chunk) - len(chunk.lstrip("\n"))) if chunk.strip() else line_no
-        first = line_no + chunk[: len(chunk) - len(chunk.lstrip())].count("\n")
-        line_no += chunk.count("\n")
+    pos = start
+    pieces = re.split(r"(\\\\(?:\[[^\]]*\])?)", body)
+    for chunk, sep in zip(pieces[::2], [*pieces[1::2], ""], strict=True):
+        lead = len(chunk) - len(_RULES.sub(lambda m: " " * len(m.group(0)), chunk).lstrip())
+        first = text.count("\n", 0, pos + lead) + 1
+        pos += len(chunk) + len(sep)
         clean = "\n".join(ln.split("%")[0] if "\\%" not in ln else ln for ln in chunk.split("\n"))
         clean = _RULES.sub("", clean).strip()
         if not clean:
