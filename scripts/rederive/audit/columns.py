@@ -27,9 +27,9 @@ _SE_HEADER = re.compile(r"^(se|s\.e\.|sem|stderr|std_err|standard error)$|[_ ](s
 _LO = re.compile(r"^(.*?)[_ ]?(lo|low|lower|ci_lo|ci_low|lcl)$", re.I)
 _HI = re.compile(r"^(.*?)[_ ]?(hi|high|upper|ci_hi|ci_high|ucl)$", re.I)
 _OTHER = re.compile(
-    r"\b(mean|avg|average|z|sd|std|deviance|tokens?|time|length|naturalness|rank|year|params|elo|"
+    r"(?<![a-z])(mean|avg|average|z|sd|std|deviance|tokens?|time|length|naturalness|rank|year|params|elo|"
     r"jaccard|corr|correlation|kappa|ratio|delta|diff|difference|effect|change|gap|trend|slope|"
-    r"coef|odds|auc|f1|bleu|rouge|loss|perplexity|ppl|cost|latency|injected)\b|_(z|delta|effect)$|^delta_|vs_",
+    r"coef|odds|auc|f1|bleu|rouge|loss|perplexity|ppl|cost|latency|injected)(?![a-z])|_(z|delta|effect)$|^delta_|vs_",
     re.I,
 )
 _PERCENT_HEADER = re.compile(r"%|\bpct\b|_pct\b|percent|\bshare\b|_share\b", re.I)
@@ -98,10 +98,11 @@ def _scale(col: list[Cell], name: str, forced: str | None) -> tuple[int, str]:
         return 100, "cells carry %"
     if _PERCENT_HEADER.search(name):
         return 100, "header says percent"
-    values = [abs(float(c.value)) for c in col if c.numeric]
-    if any(v > 1 for v in values):
-        return 100, "a value above 1"
-    return 1, "every value in [0, 1]; --scale percent if not"
+    values = sorted(abs(float(c.value)) for c in col if c.numeric)
+    # The median, not the maximum: one impossible 130% must not turn a fraction column into percent.
+    if values and values[len(values) // 2] > 1:
+        return 100, "median value above 1"
+    return 1, "median value in [0, 1]; --scale percent if not"
 
 
 def _is_integer(col: list[Cell]) -> bool:
@@ -146,8 +147,8 @@ def infer(table: Table, options: Options) -> Layout:
             columns.append(Column(j, name, "ci", "cells are intervals"))
         else:
             scale, why = _scale(filled, name, options.scale or _unit_scale(unit_of.get(name)))
-            values = [float(c.value) for c in filled if c.numeric]
-            if values and max(values) > scale:
+            values = sorted(float(c.value) for c in filled if c.numeric)
+            if values and values[len(values) // 2] > scale:
                 columns.append(Column(j, name, "other", f"values above {scale}: not a proportion"))
                 continue
             columns.append(Column(j, name, "score", "numbers", scale, why))
@@ -171,7 +172,10 @@ def _attach(columns, table, cells, options, notes) -> None:
         if c.role in ("se", "ci_low", "ci_high", "ci"):
             stem = (_LO.match(c.name) or _HI.match(c.name)) if c.role.startswith("ci_") else None
             prefix = stem.group(1).rstrip("_ ") if stem else re.sub(r"[_ ]?(se|stderr|sem)$", "", c.name, flags=re.I)
-            match = next((s for n, s in by_name.items() if prefix and n.lower().startswith(prefix.lower())), None)
+            match = next(
+                (s for n, s in by_name.items() if prefix and re.match(re.escape(prefix) + r"($|[_ ])", n, re.I)),
+                None,
+            )
             left = [s for s in scores if s.index < c.index]
             target = match or (left[-1] if left else None)
             if target is None:

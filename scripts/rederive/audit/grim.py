@@ -32,6 +32,9 @@ _DECIMAL_MODES = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN, "trunc
 def round_as(value: Fraction, decimals: int, mode: str) -> Fraction:
     """``value`` rounded to ``decimals`` under ``mode`` (one of :data:`MODES`)."""
     if mode == "float":
+        # A full-precision double is printed by repr (shortest round trip), not %.17f.
+        if decimals >= 15:
+            return Fraction(repr(float(value)))
         return Fraction(f"{float(value):.{decimals}f}")
     with localcontext() as ctx:
         ctx.prec = 60
