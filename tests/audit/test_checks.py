@@ -165,3 +165,8 @@ def test_registry_sizes():
     assert find_benchmark("gpqa diamond").size == 198
     with pytest.raises(KeyError, match="unknown benchmark"):
         find_benchmark("no-such-bench")
+
+
+def test_impossible_percentage_is_grim_not_a_crash(tmp_path):
+    result = _audit(tmp_path, "model,acc\nA,**130.3**\nB,58.0\nC,57.0\n", n=100)
+    assert [(f.check, f.row) for f in result.findings if f.severity == "error"] == [("GRIM", "A")]

@@ -48,6 +48,8 @@ def _test(layout, options, col, i_a, i_b, kind, where_row) -> list[Finding]:
         return []
     n = min(na, nb)
     pa, pb = float(ca.value.value) / col.scale, float(cb.value.value) / col.scale
+    if not (0 <= pa <= 1 and 0 <= pb <= 1):
+        return []  # an impossible cell is GRIM's finding
     sep = separation(pa, pb, n, options.corr, options.alpha, options.power)
     verdict = sep.verdict(options.corr)
     if verdict == "significant":

@@ -146,9 +146,12 @@ def infer(table: Table, options: Options) -> Layout:
         elif not options.columns and all(c.ci is not None and c.value is None for c in numeric):
             columns.append(Column(j, name, "ci", "cells are intervals"))
         else:
-            scale, why = _scale(filled, name, options.scale or _unit_scale(unit_of.get(name)))
+            forced = options.scale or _unit_scale(unit_of.get(name))
+            scale, why = _scale(filled, name, forced)
             values = sorted(float(c.value) for c in filled if c.numeric)
-            if values and values[len(values) // 2] > scale:
+            # A column said to be a percentage stays one, so a value above 100 is flagged, not hidden.
+            said = forced or _PERCENT_HEADER.search(name) or any(c.percent_sign for c in filled)
+            if values and values[len(values) // 2] > scale and not said:
                 columns.append(Column(j, name, "other", f"values above {scale}: not a proportion"))
                 continue
             columns.append(Column(j, name, "score", "numbers", scale, why))

@@ -15,10 +15,22 @@ from rederive.audit.report import audit_file
 from rederive.errors import InputError
 
 
-def options_from(settings: dict) -> Options:
-    """:class:`Options` of an analysis's ``audit`` settings."""
-    n = settings.get("n")
-    return Options(n=n, n_source="the paper's stated size" if n else "", sizes=dict(settings.get("sizes") or {}))
+def options_from(settings: dict, table: str = "") -> Options:
+    """:class:`Options` of an analysis's ``audit`` settings for one table (its file stem).
+
+    ``tables.<stem>`` replaces ``n`` / ``sizes`` for that table and may ``ignore``
+    columns (a table whose denominators are not the benchmark's, e.g. rates over a
+    model's own subset of items).
+    """
+    own = (settings.get("tables") or {}).get(table, {})
+    n = own.get("n", settings.get("n"))
+    sizes = own.get("sizes", settings.get("sizes") or {})
+    return Options(
+        n=n,
+        n_source="the paper's stated size" if n else "",
+        sizes=dict(sizes),
+        ignore=tuple(own.get("ignore", ())),
+    )
 
 
 def audit_tables(paths, settings: dict, root) -> tuple[list[Finding], list[str]]:
@@ -27,14 +39,13 @@ def audit_tables(paths, settings: dict, root) -> tuple[list[Finding], list[str]]
     Tables are named relative to ``root`` (the published folder), never by where
     the folder sits on the machine that ran the audit.
     """
-    options = options_from(settings)
     findings: list[Finding] = []
     lines: list[str] = []
     for path in sorted(paths, key=str):
         name = Path(path).relative_to(root).as_posix() if Path(path).is_relative_to(root) else Path(path).name
         lines += [f"## {name}", ""]
         try:
-            result = audit_file(path, options)
+            result = audit_file(path, options_from(settings, Path(path).stem))
         except InputError as err:
             message = str(err).replace(str(path), name)
             found = [Finding(name, None, "", "", "not audited", "", message, "note")]

@@ -47,7 +47,8 @@ def rank_findings(layout: Layout, options: Options) -> list[Finding]:
     for col in layout.of("score"):
         for group, rows in groups(layout).items():
             cells = [(i, layout.cells[i][col.index]) for i in rows]
-            cells = [(i, c) for i, c in cells if c.numeric]
+            # An impossible cell (outside 0–100%) is GRIM's finding, not a rank.
+            cells = [(i, c) for i, c in cells if c.numeric and 0 <= c.value.value <= col.scale]
             ns = {cell_n(layout, options, i, col)[0] for i, _ in cells}
             if len(cells) < 2 or len(ns) != 1 or None in ns:
                 continue
