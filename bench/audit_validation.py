@@ -41,7 +41,9 @@ def bundled_settings() -> dict[str, tuple[Path, dict]]:
 
 
 def write_csv(table: Table, rows, header=None) -> Path:
-    handle = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, newline="", encoding="utf-8")
+    handle = tempfile.NamedTemporaryFile(
+        "w", suffix=".csv", delete=False, newline="", encoding="utf-8"
+    )
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(header or table.header)
     writer.writerows(rows)
@@ -54,7 +56,10 @@ def audit(path, options):
 
 
 def hits(result, row_label, column, severity):
-    return any(f.row == row_label and f.column == column and f.severity == severity for f in result.findings)
+    return any(
+        f.row == row_label and f.column == column and f.severity == severity
+        for f in result.findings
+    )
 
 
 def targets(table: Table, options: Options):
@@ -106,7 +111,9 @@ def plant(table: Table, options: Options, rng: random.Random, tally: dict, name:
             rows[r][col.index] = f"{c.value.text} ± {se * factor:.{c.value.decimals + 1}f}"
     header = [h if j != col.index else h + " (± SE)" for j, h in enumerate(table.header)]
     result = audit(write_csv(table, rows, header), options)
-    wrong = [f for f in result.findings if f.severity == "error" and f.check.startswith("error bar")]
+    wrong = [
+        f for f in result.findings if f.severity == "error" and f.check.startswith("error bar")
+    ]
     tally.setdefault(("wrong ±", True), [0, 0])
     tally[("wrong ±", True)][0] += 1
     tally[("wrong ±", True)][1] += any(f.row == layout.label(i) for f in wrong)
@@ -116,7 +123,11 @@ def plant(table: Table, options: Options, rng: random.Random, tally: dict, name:
     from rederive.audit.ranks import groups
 
     for group_rows in groups(layout).values():
-        vals = [(float(layout.cells[r][col.index].value.value), r) for r in group_rows if layout.cells[r][col.index].numeric]
+        vals = [
+            (float(layout.cells[r][col.index].value.value), r)
+            for r in group_rows
+            if layout.cells[r][col.index].numeric
+        ]
         if len(vals) < 2:
             continue
         vals.sort(reverse=True)
@@ -149,30 +160,42 @@ def main(argv=None) -> int:
         paths = sorted(folder.glob("*.csv"))
         findings, _ = audit_tables(paths, settings, folder)
         errors = [f for f in findings if f.severity == "error"]
-        print(f"{name}: {len(paths)} tables, {len(errors)} errors, "
-              f"{sum(f.severity == 'warning' for f in findings)} warnings, {sum(f.severity == 'note' for f in findings)} notes")
+        print(
+            f"{name}: {len(paths)} tables, {len(errors)} errors, "
+            f"{sum(f.severity == 'warning' for f in findings)} warnings, {sum(f.severity == 'note' for f in findings)} notes"
+        )
         for f in errors:
-            print(f"  {f.table}:{f.line} {f.row} / {f.column}: {f.check} {f.printed} -> {f.possible}")
+            print(
+                f"  {f.table}:{f.line} {f.row} / {f.column}: {f.check} {f.printed} -> {f.possible}"
+            )
         corpus += [(p, options_from(settings, p.stem)) for p in paths]
     mmlu = Options(n=find_benchmark("MMLU-Pro").size, n_source="MMLU-Pro")
     result = audit(MMLU_PRO, mmlu)
-    print(f"MMLU-Pro mini-leaderboard: {sum(f.severity == 'error' for f in result.findings)} errors, "
-          f"{sum(f.severity == 'note' for f in result.findings)} notes")
+    print(
+        f"MMLU-Pro mini-leaderboard: {sum(f.severity == 'error' for f in result.findings)} errors, "
+        f"{sum(f.severity == 'note' for f in result.findings)} notes"
+    )
     corpus.append((MMLU_PRO, mmlu))
     tally: dict = {}
     for _ in range(args.copies):
         for path, options in corpus:
             try:
                 plant(read_table(path), options, rng, tally, Path(path).name)
-            except Exception as err:  # noqa: BLE001 - a table the planter cannot use is reported
+            except Exception as err:
                 tally.setdefault("skipped", set()).add(f"{Path(path).name}: {err}")
     print("\n## Planted errors (found / planted)")
     for key, (planted, found) in sorted((k, v) for k, v in tally.items() if isinstance(k, tuple)):
-        print(f"{key[0]:18s} {'detectable' if key[1] else 'not k/N-detectable'}: {found} / {planted}")
+        print(
+            f"{key[0]:18s} {'detectable' if key[1] else 'not k/N-detectable'}: {found} / {planted}"
+        )
     if "bold control" in tally:
-        print(f"bold outside MDE (control): {tally['bold control'][1]} warnings / {tally['bold control'][0]}")
+        print(
+            f"bold outside MDE (control): {tally['bold control'][1]} warnings / {tally['bold control'][0]}"
+        )
     print(f"false ± findings on correctly computed SEs: {tally.get('fp_pm', 0)}")
-    print(f"tables planted: {len(set(tally.get('tables', [])))}; skipped: {sorted(tally.get('skipped', []))}")
+    print(
+        f"tables planted: {len(set(tally.get('tables', [])))}; skipped: {sorted(tally.get('skipped', []))}"
+    )
     return 0
 
 

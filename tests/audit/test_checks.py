@@ -20,7 +20,10 @@ def test_grim_consistent_and_not():
     assert grim(number("30.3"), 195).consistent  # 59/195 = 30.26%
     bad = grim(number("30.4"), 195)
     assert not bad.consistent and bad.below[0] == 59 and bad.above[0] == 60
-    assert grim(number("0.30"), 10, scale=1).consistent and not grim(number("0.35"), 10, scale=1).consistent
+    assert (
+        grim(number("0.30"), 10, scale=1).consistent
+        and not grim(number("0.35"), 10, scale=1).consistent
+    )
 
 
 def test_grim_rounding_conventions_are_named():
@@ -29,7 +32,10 @@ def test_grim_rounding_conventions_are_named():
     assert grim(number("13"), 8).modes == ("half-up",)
     # 2/3 = 66.666…%: truncation prints 66.6, rounding 66.7.
     assert grim(number("66.6"), 3).modes == ("truncate",)
-    assert round_as(Fraction(5, 2), 0, "half-even") == 2 and round_as(Fraction(5, 2), 0, "half-up") == 3
+    assert (
+        round_as(Fraction(5, 2), 0, "half-even") == 2
+        and round_as(Fraction(5, 2), 0, "half-up") == 3
+    )
 
 
 def test_grim_uninformative_when_n_is_large():
@@ -63,12 +69,19 @@ def test_se_clusters_bound():
 
 def test_ci_width():
     # 50% of 100: a 95% interval is about 19.6 pp wide.
-    assert ci_findings(WHERE, number("50.0"), number("40.2"), number("59.8"), 100, 100, 0.95, None) == []
-    narrow = ci_findings(WHERE, number("50.0"), number("48.0"), number("52.0"), 100, 100, 0.95, None)
+    assert (
+        ci_findings(WHERE, number("50.0"), number("40.2"), number("59.8"), 100, 100, 0.95, None)
+        == []
+    )
+    narrow = ci_findings(
+        WHERE, number("50.0"), number("48.0"), number("52.0"), 100, 100, 0.95, None
+    )
     assert narrow[0].severity == "error"
     wide = ci_findings(WHERE, number("50.0"), number("20.0"), number("80.0"), 100, 100, 0.95, None)
     assert wide[0].severity == "warning"
-    outside = ci_findings(WHERE, number("70.0"), number("40.2"), number("59.8"), 100, 100, 0.95, None)
+    outside = ci_findings(
+        WHERE, number("70.0"), number("40.2"), number("59.8"), 100, 100, 0.95, None
+    )
     assert any("outside" in f.possible for f in outside)
 
 

@@ -21,7 +21,9 @@ def test_inconsistent_cell_exits_1_and_writes_csv_md(tmp_path, capsys):
     csv, md = tmp_path / "f.csv", tmp_path / "f.md"
     assert main([path, "--n", "195", "--csv", str(csv), "--md", str(md)]) == 1
     assert "GRIM" in capsys.readouterr().out
-    assert csv.read_text().splitlines()[0] == "table,line,row,column,check,printed,possible,severity"
+    assert (
+        csv.read_text().splitlines()[0] == "table,line,row,column,check,printed,possible,severity"
+    )
     assert ",3,A,acc,GRIM,30.4%," in csv.read_text() and "| 3 | A | acc | GRIM |" in md.read_text()
 
 

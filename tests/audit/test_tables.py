@@ -67,7 +67,9 @@ def test_three_syntaxes_read_alike(tmp_path):
 
 
 def test_latex_multicolumn_and_escaped_ampersand(tmp_path):
-    tex = _write(tmp_path, "t.tex", "\\multicolumn{2}{c}{Model} & acc \\\\\nA \\& B & x & 1.0 \\\\\n")
+    tex = _write(
+        tmp_path, "t.tex", "\\multicolumn{2}{c}{Model} & acc \\\\\nA \\& B & x & 1.0 \\\\\n"
+    )
     t = read_table(tex)
     assert t.header == ["Model", "", "acc"] and t.rows[0][0] == "A \\& B"
 
@@ -79,7 +81,10 @@ def test_long_table_widens(tmp_path):
         "table,item,quantity,value,source\nt1,A,acc_pct,61.0,x\nt1,A,n,100,x\nt1,B,acc_pct,58.0,x\nt1,B,n,100,x\n",
     )
     t = read_table(path)
-    assert t.header == ["item", "acc_pct", "n"] and t.rows == [["A", "61.0", "100"], ["B", "58.0", "100"]]
+    assert t.header == ["item", "acc_pct", "n"] and t.rows == [
+        ["A", "61.0", "100"],
+        ["B", "58.0", "100"],
+    ]
 
 
 def test_long_table_duplicate_is_an_error(tmp_path):

@@ -47,8 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("table", help="the table file")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--n", type=int, help="items behind every score (the benchmark size)")
-    size.add_argument("--benchmark", help="take N from the registry (e.g. MMLU-Pro, GSM8K, 'GPQA Diamond')")
-    p.add_argument("--sizes", type=_sizes, default={}, help="per-row or per-column sizes: name=N,name=N")
+    size.add_argument(
+        "--benchmark", help="take N from the registry (e.g. MMLU-Pro, GSM8K, 'GPQA Diamond')"
+    )
+    p.add_argument(
+        "--sizes", type=_sizes, default={}, help="per-row or per-column sizes: name=N,name=N"
+    )
     p.add_argument("--n-column", help="the N column to use when the table has several")
     p.add_argument("--scale", choices=("percent", "fraction"), help="override the inferred scale")
     p.add_argument("--pm", choices=("se", "ci95", "ci90", "ci99", "sd"), help="what ± means")
@@ -56,10 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clusters", type=int, help="the design has this many clusters (SE bound)")
     p.add_argument("--columns", help="only these score columns (comma-separated)")
     p.add_argument("--ignore", help="columns to leave out (comma-separated)")
-    p.add_argument("--partition", action="append", default=[], help="columns that must sum to 100: a,b,c")
+    p.add_argument(
+        "--partition", action="append", default=[], help="columns that must sum to 100: a,b,c"
+    )
     p.add_argument("--claims", nargs="+", default=[], help="claims 'A>B' or 'A>B@column'")
     p.add_argument("--baseline", help="row that starred cells are compared with")
-    p.add_argument("--corr", type=_corr, default=(0.3, 0.7), help="plausible item correlations (0.3,0.7)")
+    p.add_argument(
+        "--corr", type=_corr, default=(0.3, 0.7), help="plausible item correlations (0.3,0.7)"
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="two-sided level of a claim (0.05)")
     p.add_argument("--csv", type=Path, help="also write the findings as CSV here")
     p.add_argument("--md", type=Path, help="also write the findings as Markdown here")

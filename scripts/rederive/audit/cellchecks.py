@@ -20,8 +20,15 @@ from rederive.audit.sizes import cell_n
 def _grim_one(where, value: Number, n: int, scale: int, tally: Counter) -> list[Finding]:
     unit = "%" if scale == 100 else ""
     if not 0 <= value.value <= scale:
-        return [Finding(**where, check="GRIM", printed=value.text + unit,
-                        possible=f"a proportion lies in 0–{scale}{unit}", severity="error")]
+        return [
+            Finding(
+                **where,
+                check="GRIM",
+                printed=value.text + unit,
+                possible=f"a proportion lies in 0–{scale}{unit}",
+                severity="error",
+            )
+        ]
     result = grim(value, n, scale)
     if result.consistent:
         if result.informative:
@@ -30,10 +37,20 @@ def _grim_one(where, value: Number, n: int, scale: int, tally: Counter) -> list[
             tally.update(f"mode:{m}" for m in result.modes)
         return []
     tally["testable"] += 1
-    near = [f"{fmt(v, value.decimals)} ({k}/{n})" for k, v in (result.below, result.above) if v is not None]
-    return [Finding(**where, check="GRIM", printed=value.text + unit,
-                    possible=f"no k/{n} prints as {value.text}; nearest: " + " or ".join(near),
-                    severity="error")]
+    near = [
+        f"{fmt(v, value.decimals)} ({k}/{n})"
+        for k, v in (result.below, result.above)
+        if v is not None
+    ]
+    return [
+        Finding(
+            **where,
+            check="GRIM",
+            printed=value.text + unit,
+            possible=f"no k/{n} prints as {value.text}; nearest: " + " or ".join(near),
+            severity="error",
+        )
+    ]
 
 
 def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Counter]:
@@ -51,25 +68,60 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
             n, _ = cell_n(layout, options, i, col)
             if n is None or not (cell.numeric or cell.ci):
                 continue
-            where = dict(table=layout.table.path, line=layout.table.lines[i], row=layout.label(i), column=col.name)
+            where = dict(
+                table=layout.table.path,
+                line=layout.table.lines[i],
+                row=layout.label(i),
+                column=col.name,
+            )
             if cell.numeric:
                 out += _grim_one(where, cell.value, n, col.scale, tally)
                 if not 0 <= cell.value.value <= col.scale:
                     continue
             if cell.pm is not None and cell.numeric and col.pm:
-                out += pm_findings(where, cell.value, cell.pm, n, col.scale, col.pm, col.ci_level, options.clusters)
+                out += pm_findings(
+                    where, cell.value, cell.pm, n, col.scale, col.pm, col.ci_level, options.clusters
+                )
             if cell.ci is not None:
-                out += ci_findings(where, cell.value, *cell.ci, n, col.scale, col.ci_level, options.clusters)
+                out += ci_findings(
+                    where, cell.value, *cell.ci, n, col.scale, col.ci_level, options.clusters
+                )
             if "se" in extra and row[extra["se"]].numeric and cell.numeric:
-                out += pm_findings(where, cell.value, row[extra["se"]].value, n, col.scale, "se", 0.95, options.clusters)
+                out += pm_findings(
+                    where,
+                    cell.value,
+                    row[extra["se"]].value,
+                    n,
+                    col.scale,
+                    "se",
+                    0.95,
+                    options.clusters,
+                )
             lo = row[extra["ci_low"]] if "ci_low" in extra else None
             hi = row[extra["ci_high"]] if "ci_high" in extra else None
             if lo is not None and hi is not None and lo.numeric and hi.numeric:
                 level = layout.columns[extra["ci_low"]].ci_level
-                out += ci_findings(where, cell.value if cell.numeric else None, lo.value, hi.value, n, col.scale, level, options.clusters)
+                out += ci_findings(
+                    where,
+                    cell.value if cell.numeric else None,
+                    lo.value,
+                    hi.value,
+                    n,
+                    col.scale,
+                    level,
+                    options.clusters,
+                )
             if "ci" in extra and row[extra["ci"]].ci is not None:
                 level = layout.columns[extra["ci"]].ci_level
-                out += ci_findings(where, cell.value if cell.numeric else None, *row[extra["ci"]].ci, n, col.scale, level, options.clusters)
+                out += ci_findings(
+                    where,
+                    cell.value if cell.numeric else None,
+                    *row[extra["ci"]].ci,
+                    n,
+                    col.scale,
+                    level,
+                    options.clusters,
+                )
     return out, tally
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 NUMBER = r"[+\-−–]?(?:\d+(?:,\d{3})*(?:\.\d*)?|\.\d+)"
-MISSING = {"", "-", "--", "—", "–", "n/a", "na", "nan", "none", "null", "/", "—"}
+MISSING = {"", "-", "--", "—", "–", "n/a", "na", "nan", "none", "null", "/"}
 _BOLD = (
     re.compile(r"\\textbf\{(.*)\}", re.S),
     re.compile(r"\\mathbf\{(.*)\}", re.S),
@@ -97,7 +97,11 @@ def _unlatex(text: str) -> str:
     text = text.replace("\\%", "%").replace("$", "").replace("\\,", "").replace("~", " ")
     text = re.sub(r"\\(?:scriptsize|footnotesize|small|tiny|normalsize)\b", "", text)
     text = re.sub(r"\\(?:textsubscript|textsuperscript|text|mathrm)\{([^{}]*)\}", r"\1", text)
-    text = text.replace("{", "").replace("}", "") if re.fullmatch(r"[\d\s.,±%{}\\pm+\-−]*", text) else text
+    text = (
+        text.replace("{", "").replace("}", "")
+        if re.fullmatch(r"[\d\s.,±%{}\\pm+\-−]*", text)
+        else text
+    )
     return text
 
 

@@ -1,4 +1,4 @@
-""""Better than" claims against what N can show.
+""" "Better than" claims against what N can show.
 
 A claim is a bold (or ``**x**``) cell — the best of its column and row group beats
 the best cell not in bold —, a starred cell against ``--baseline``, or a claim
@@ -39,11 +39,19 @@ def _test(layout, options, col, i_a, i_b, kind, where_row) -> list[Finding]:
     if not (ca.numeric and cb.numeric):
         return []
     printed = f"{layout.label(i_a)} {ca.value.text} vs {layout.label(i_b)} {cb.value.text}"
-    base = dict(table=layout.table.path, line=layout.table.lines[i_a], row=where_row, column=col.name)
+    base = dict(
+        table=layout.table.path, line=layout.table.lines[i_a], row=where_row, column=col.name
+    )
     if ca.value.value <= cb.value.value:
-        return [Finding(**base, check=f"claim: {kind}", printed=printed,
-                        possible="the table prints the claimed winner at or below the other",
-                        severity="error")]
+        return [
+            Finding(
+                **base,
+                check=f"claim: {kind}",
+                printed=printed,
+                possible="the table prints the claimed winner at or below the other",
+                severity="error",
+            )
+        ]
     if na is None or nb is None:
         return []
     n = min(na, nb)
@@ -60,18 +68,24 @@ def _test(layout, options, col, i_a, i_b, kind, where_row) -> list[Finding]:
         text = f"cannot be significant at any plausible correlation ({lo}–{hi}); {mde}"
     else:
         text = f"needs correlation ≥ {math.ceil(sep.needed * 100) / 100:.2f}; {mde}"
-    return [Finding(**base, check=f"claim: {kind}", printed=printed, possible=text, severity="warning")]
+    return [
+        Finding(**base, check=f"claim: {kind}", printed=printed, possible=text, severity="warning")
+    ]
 
 
 def _find_row(layout: Layout, name: str) -> int:
     hits = [i for i in range(len(layout.table.rows)) if layout.label(i) == name]
     if not hits:
-        hits = [i for i in range(len(layout.table.rows))
-                if any(layout.table.rows[i][c.index] == name for c in layout.of("label"))]
+        hits = [
+            i
+            for i in range(len(layout.table.rows))
+            if any(layout.table.rows[i][c.index] == name for c in layout.of("label"))
+        ]
     if len(hits) != 1:
         raise InputError(
             f"--claims row {name!r} {'matches no row' if not hits else 'matches several rows'} of the table",
-            file=layout.table.path)
+            file=layout.table.path,
+        )
     return hits[0]
 
 
@@ -80,14 +94,17 @@ def claim_findings(layout: Layout, options: Options) -> list[Finding]:
     scores = layout.of("score")
     for col in scores:
         for group, rows in groups(layout).items():
-            cells = [(i, layout.cells[i][col.index]) for i in rows if layout.cells[i][col.index].numeric]
+            cells = [
+                (i, layout.cells[i][col.index]) for i in rows if layout.cells[i][col.index].numeric
+            ]
             bold = [(i, c) for i, c in cells if c.bold]
             plain = [(i, c) for i, c in cells if not c.bold]
             if bold and plain:
                 values = [c.value.value for _, c in cells]
                 lower_better = all(c.value.value == min(values) for _, c in bold) and not all(
-                    c.value.value == max(values) for _, c in bold)
-                for i, c in bold:
+                    c.value.value == max(values) for _, c in bold
+                )
+                for i, _ in bold:
                     rival = (min if lower_better else max)(plain, key=lambda x: x[1].value.value)[0]
                     a, b = (rival, i) if lower_better else (i, rival)
                     out += _test(layout, options, col, a, b, "bold", group or layout.label(i))
@@ -98,17 +115,26 @@ def claim_findings(layout: Layout, options: Options) -> list[Finding]:
                     if i != base:
                         out += _test(layout, options, col, i, base, "stars", layout.label(i))
             elif starred:
-                out.append(Finding(table=layout.table.path, line=layout.table.lines[starred[0][0]],
-                                   row=group or "(all rows)", column=col.name, check="claim: stars",
-                                   printed=f"{len(starred)} starred cells",
-                                   possible="stars are tested against a baseline row: give --baseline ROW",
-                                   severity="note"))
+                out.append(
+                    Finding(
+                        table=layout.table.path,
+                        line=layout.table.lines[starred[0][0]],
+                        row=group or "(all rows)",
+                        column=col.name,
+                        check="claim: stars",
+                        printed=f"{len(starred)} starred cells",
+                        possible="stars are tested against a baseline row: give --baseline ROW",
+                        severity="note",
+                    )
+                )
     for text in options.claims:
         a, b, column = parse_claim(text)
         i_a, i_b = _find_row(layout, a), _find_row(layout, b)
         targets = [c for c in scores if column is None or c.name == column]
         if column is not None and not targets:
-            raise InputError(f"--claims {text!r}: no score column {column!r}", file=layout.table.path)
+            raise InputError(
+                f"--claims {text!r}: no score column {column!r}", file=layout.table.path
+            )
         for col in targets:
             out += _test(layout, options, col, i_a, i_b, f"{a} > {b}", layout.label(i_a))
     return out

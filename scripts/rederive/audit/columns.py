@@ -22,8 +22,12 @@ from rederive.errors import InputError
 _N_HEADER = re.compile(
     r"^(n|#|n_\w+|num_\w+|#\s*\w+|items|size|trials|questions|problems|samples|n\s*\(.*\))$", re.I
 )
-_COUNT_HEADER = re.compile(r"^(k|correct|n_correct|hits|successes|num_correct|solved|resolved)$", re.I)
-_SE_HEADER = re.compile(r"^(se|s\.e\.|sem|stderr|std_err|standard error)$|[_ ](se|stderr|sem)$", re.I)
+_COUNT_HEADER = re.compile(
+    r"^(k|correct|n_correct|hits|successes|num_correct|solved|resolved)$", re.I
+)
+_SE_HEADER = re.compile(
+    r"^(se|s\.e\.|sem|stderr|std_err|standard error)$|[_ ](se|stderr|sem)$", re.I
+)
 _LO = re.compile(r"^(.*?)[_ ]?(lo|low|lower|ci_lo|ci_low|lcl)$", re.I)
 _HI = re.compile(r"^(.*?)[_ ]?(hi|high|upper|ci_hi|ci_high|ucl)$", re.I)
 _OTHER = re.compile(
@@ -91,9 +95,9 @@ class Layout:
         return " / ".join(p for p in parts if p) or f"row {i + 1}"
 
 
-def _scale(col: list[Cell], name: str, forced: str | None) -> tuple[int, str]:
+def _scale(col: list[Cell], name: str, forced: str | None, why: str = "") -> tuple[int, str]:
     if forced:
-        return (100 if forced == "percent" else 1), f"--scale {forced}"
+        return (100 if forced == "percent" else 1), why or f"--scale {forced}"
     if any(c.percent_sign for c in col):
         return 100, "cells carry %"
     if _PERCENT_HEADER.search(name):
@@ -132,7 +136,14 @@ def infer(table: Table, options: Options) -> Layout:
             _is_integer(filled) and (_N_HEADER.match(name) or _COUNT_HEADER.match(name))
         ):
             role = "count" if _COUNT_HEADER.match(name) else "n"
-            columns.append(Column(j, name, role, "integer column named like a " + role))
+            columns.append(
+                Column(
+                    j,
+                    name,
+                    role,
+                    "integer column named like " + ("a count" if role == "count" else "an N"),
+                )
+            )
         elif _SE_HEADER.search(name):
             columns.append(Column(j, name, "se", "header names a standard error"))
         elif _LO.match(name) and not options.columns:
@@ -140,14 +151,23 @@ def infer(table: Table, options: Options) -> Layout:
         elif _HI.match(name) and not options.columns:
             columns.append(Column(j, name, "ci_high", "header names an upper bound"))
         elif not options.columns and _OTHER.search(name):
-            columns.append(Column(j, name, "other", f"header names a non-proportion ({_OTHER.search(name).group(0)})"))
+            columns.append(
+                Column(
+                    j,
+                    name,
+                    "other",
+                    f"header names a non-proportion ({_OTHER.search(name).group(0)})",
+                )
+            )
         elif any(c.numeric and c.value.value < 0 for c in filled):
-            columns.append(Column(j, name, "other", "negative values: a difference, not a proportion"))
+            columns.append(
+                Column(j, name, "other", "negative values: a difference, not a proportion")
+            )
         elif not options.columns and all(c.ci is not None and c.value is None for c in numeric):
             columns.append(Column(j, name, "ci", "cells are intervals"))
         else:
             forced = options.scale or _unit_scale(unit_of.get(name))
-            scale, why = _scale(filled, name, forced)
+            scale, why = _scale(filled, name, forced, "" if options.scale else "unit column")
             values = sorted(float(c.value) for c in filled if c.numeric)
             # A column said to be a percentage stays one, so a value above 100 is flagged, not hidden.
             said = forced or _PERCENT_HEADER.search(name) or any(c.percent_sign for c in filled)
@@ -174,9 +194,17 @@ def _attach(columns, table, cells, options, notes) -> None:
     for c in columns:
         if c.role in ("se", "ci_low", "ci_high", "ci"):
             stem = (_LO.match(c.name) or _HI.match(c.name)) if c.role.startswith("ci_") else None
-            prefix = stem.group(1).rstrip("_ ") if stem else re.sub(r"[_ ]?(se|stderr|sem)$", "", c.name, flags=re.I)
+            prefix = (
+                stem.group(1).rstrip("_ ")
+                if stem
+                else re.sub(r"[_ ]?(se|stderr|sem)$", "", c.name, flags=re.I)
+            )
             match = next(
-                (s for n, s in by_name.items() if prefix and re.match(re.escape(prefix) + r"($|[_ ])", n, re.I)),
+                (
+                    s
+                    for n, s in by_name.items()
+                    if prefix and re.match(re.escape(prefix) + r"($|[_ ])", n, re.I)
+                ),
                 None,
             )
             left = [s for s in scores if s.index < c.index]
@@ -196,7 +224,9 @@ def _attach(columns, table, cells, options, notes) -> None:
             s.pm = "ci" if options.pm.startswith("ci") else options.pm
             if s.pm == "ci":
                 s.ci_level = int(options.pm[2:] or 95) / 100
-        elif _SE_WORDS.search(s.name) or (_SE_WORDS.search(header_text) and not _CI_WORDS.search(header_text)):
+        elif _SE_WORDS.search(s.name) or (
+            _SE_WORDS.search(header_text) and not _CI_WORDS.search(header_text)
+        ):
             s.pm = "se"
         elif _CI_WORDS.search(s.name) or _CI_WORDS.search(header_text):
             s.pm = "ci"
@@ -212,13 +242,17 @@ def _attach(columns, table, cells, options, notes) -> None:
     if options.n_column:
         named = [c for c in ns if c.name == options.n_column]
         if not named:
-            raise InputError(f"--n-column {options.n_column!r} is not an N column of the table", file=table.path)
+            raise InputError(
+                f"--n-column {options.n_column!r} is not an N column of the table", file=table.path
+            )
         for c in ns:
             if c.name != options.n_column:
                 c.role, c.reason = "other", f"an N column, not --n-column {options.n_column}"
     elif len(ns) > 1:
         notes.append(
-            "several N columns (" + ", ".join(c.name for c in ns) + "): none used; give --n-column NAME"
+            "several N columns ("
+            + ", ".join(c.name for c in ns)
+            + "): none used; give --n-column NAME"
         )
         for c in ns:
             c.role, c.reason = "other", "one of several N columns (--n-column picks one)"
@@ -238,13 +272,17 @@ def describe(layout: Layout, options: Options, n_of) -> list[str]:
     for c in layout.columns:
         what = f"  {c.name!r}: {c.role} ({c.reason})"
         if c.role == "score":
-            what += f", {'percent' if c.scale == 100 else 'fraction'} ({c.scale_reason}), N {n_of(c)}"
+            what += (
+                f", {'percent' if c.scale == 100 else 'fraction'} ({c.scale_reason}), N {n_of(c)}"
+            )
             if c.pm:
                 what += f", ± = {'SE' if c.pm == 'se' else 'SD' if c.pm == 'sd' else f'{c.ci_level:.0%} CI half-width'}"
         elif c.role in ("se", "ci_low", "ci_high", "ci") and c.target is not None:
             what += f" of {t.header[c.target]!r}"
             if c.role != "se":
-                what += f", level {c.ci_level:.0%}" + ("" if options.ci_level else " (assumed unless the header says; --ci-level)")
+                what += f", level {c.ci_level:.0%}" + (
+                    "" if options.ci_level else " (assumed unless the header says; --ci-level)"
+                )
         out.append(what)
     out += [f"  note: {n}" for n in layout.notes]
     return out

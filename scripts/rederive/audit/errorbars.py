@@ -104,24 +104,34 @@ def implied_n(p: float, half_width: float, z: float) -> int | None:
     return max(1, round(p * (1 - p) * (z / half_width) ** 2))
 
 
-def pm_findings(where: dict, value: Number, e: Number, n: int, scale: int, kind: str, level: float, clusters):
+def pm_findings(
+    where: dict, value: Number, e: Number, n: int, scale: int, kind: str, level: float, clusters
+):
     """Findings of one ``value ± e`` cell (``where``: table, line, row, column)."""
     name = {"se": "SE", "sd": "SD", "ci": f"{level:.0%} CI half-width"}[kind]
     p_lo, p_hi = p_range(value, n, scale)
     printed = f"{value.text} ± {e.text}"
     if e.value == 0 and (p_hi == 0 or p_lo == 1):
         lo, hi = wilson_interval(round(p_lo * n), n, level if kind == "ci" else 0.95)
-        return [Finding(**where, check="error bar: degenerate", printed=printed,
-                        possible=f"0 ± 0 at {'0' if p_hi == 0 else '100'}% is the Wald interval's degenerate case; "
-                        f"Wilson 95% [{fmt(Fraction(float(lo[0])) * scale, 1)}, {fmt(Fraction(float(hi[0])) * scale, 1)}]",
-                        severity="warning")]
+        return [
+            Finding(
+                **where,
+                check="error bar: degenerate",
+                printed=printed,
+                possible=f"0 ± 0 at {'0' if p_hi == 0 else '100'}% is the Wald interval's degenerate case; "
+                f"Wilson 95% [{fmt(Fraction(float(lo[0])) * scale, 1)}, {fmt(Fraction(float(hi[0])) * scale, 1)}]",
+                severity="warning",
+            )
+        ]
     lo, hi = expected_pm(kind, p_lo, p_hi, n, level, clusters)
     e_lo, e_hi = printed_range(e, scale)
     if e_hi >= lo and e_lo <= hi:
         return []
     d = e.decimals
-    bound = "at most " + fmt(Fraction(hi) * scale, d + 1) if clusters else (
-        f"{fmt(Fraction(lo) * scale, d + 1)}–{fmt(Fraction(hi) * scale, d + 1)}"
+    bound = (
+        "at most " + fmt(Fraction(hi) * scale, d + 1)
+        if clusters
+        else (f"{fmt(Fraction(lo) * scale, d + 1)}–{fmt(Fraction(hi) * scale, d + 1)}")
     )
     why = f" with {clusters} clusters" if clusters else ""
     zero = "; an SE of 0 strictly inside (0, 1) is impossible" if e.value == 0 else ""
@@ -129,19 +139,49 @@ def pm_findings(where: dict, value: Number, e: Number, n: int, scale: int, kind:
     p_mid = (p_lo + p_hi) / 2
     other = implied_n(p_mid, float(e.value) / scale / z, 1.0) if kind != "sd" else None
     tail = f" (this ± fits N ≈ {other})" if other else ""
-    return [Finding(**where, check=f"error bar: {name}", printed=printed,
-                    possible=f"{name} at N = {n}{why}: {bound}{tail}{zero}", severity="error")]
+    return [
+        Finding(
+            **where,
+            check=f"error bar: {name}",
+            printed=printed,
+            possible=f"{name} at N = {n}{why}: {bound}{tail}{zero}",
+            severity="error",
+        )
+    ]
 
 
-def ci_findings(where: dict, value: Number | None, lo: Number, hi: Number, n: int, scale: int, level: float, clusters):
+def ci_findings(
+    where: dict,
+    value: Number | None,
+    lo: Number,
+    hi: Number,
+    n: int,
+    scale: int,
+    level: float,
+    clusters,
+):
     """Findings of one printed interval ``[lo, hi]`` (of ``value`` when printed)."""
     printed = (f"{value.text} " if value else "") + f"[{lo.text}, {hi.text}]"
     out = []
-    if value is not None and not (lo.value - lo.half_step <= value.value <= hi.value + hi.half_step):
-        out.append(Finding(**where, check="error bar: CI", printed=printed,
-                           possible="the estimate lies outside its own interval", severity="error"))
-    centre = value if value is not None else Number(
-        text="", value=(lo.value + hi.value) / 2, decimals=max(lo.decimals, hi.decimals) + 1)
+    if value is not None and not (
+        lo.value - lo.half_step <= value.value <= hi.value + hi.half_step
+    ):
+        out.append(
+            Finding(
+                **where,
+                check="error bar: CI",
+                printed=printed,
+                possible="the estimate lies outside its own interval",
+                severity="error",
+            )
+        )
+    centre = (
+        value
+        if value is not None
+        else Number(
+            text="", value=(lo.value + hi.value) / 2, decimals=max(lo.decimals, hi.decimals) + 1
+        )
+    )
     result = grim(centre, n, scale) if value is not None else None
     if result is not None and result.consistent:
         k_lo, k_hi = min(result.counts), max(result.counts)
@@ -158,11 +198,23 @@ def ci_findings(where: dict, value: Number | None, lo: Number, hi: Number, n: in
     d = max(lo.decimals, hi.decimals)
     span = f"{fmt(Fraction(w_min) * scale, d)}–{fmt(Fraction(w_max) * scale, d)}"
     if width + slack < w_min * (1 - CI_SLACK):
-        out.append(Finding(**where, check="error bar: CI width", printed=printed,
-                           possible=f"a {level:.0%} interval at N = {n} is {span} wide (Wald, Wilson, Clopper–Pearson){tail}",
-                           severity="error"))
+        out.append(
+            Finding(
+                **where,
+                check="error bar: CI width",
+                printed=printed,
+                possible=f"a {level:.0%} interval at N = {n} is {span} wide (Wald, Wilson, Clopper–Pearson){tail}",
+                severity="error",
+            )
+        )
     elif not clusters and width - slack > w_max * (1 + CI_SLACK):
-        out.append(Finding(**where, check="error bar: CI width", printed=printed,
-                           possible=f"wider than any {level:.0%} interval at N = {n} ({span}){tail}, or a clustered design (--clusters)",
-                           severity="warning"))
+        out.append(
+            Finding(
+                **where,
+                check="error bar: CI width",
+                printed=printed,
+                possible=f"wider than any {level:.0%} interval at N = {n} ({span}){tail}, or a clustered design (--clusters)",
+                severity="warning",
+            )
+        )
     return out

@@ -24,7 +24,9 @@ from rederive.errors import InputError
 
 
 def _where(layout: Layout, i: int, column: str) -> dict:
-    return dict(table=layout.table.path, line=layout.table.lines[i], row=layout.label(i), column=column)
+    return dict(
+        table=layout.table.path, line=layout.table.lines[i], row=layout.label(i), column=column
+    )
 
 
 def partition_findings(layout: Layout, options: Options) -> list[Finding]:
@@ -33,7 +35,9 @@ def partition_findings(layout: Layout, options: Options) -> list[Finding]:
     for parts in options.partitions:
         missing = [p for p in parts if p not in header]
         if missing:
-            raise InputError(f"--partition: no column {', '.join(map(repr, missing))}", file=layout.table.path)
+            raise InputError(
+                f"--partition: no column {', '.join(map(repr, missing))}", file=layout.table.path
+            )
         cols = [layout.columns[header.index(p)] for p in parts]
         scale = cols[0].scale or (100 if any(c.scale == 100 for c in cols) else 1)
         for i, row in enumerate(layout.cells):
@@ -45,10 +49,16 @@ def partition_findings(layout: Layout, options: Options) -> list[Finding]:
             if scale - 2 * slack <= total <= scale + slack:
                 continue
             d = max(c.value.decimals for c in cells)
-            out.append(Finding(**_where(layout, i, " + ".join(parts)), check="identity: partition",
-                               printed=" + ".join(c.value.text for c in cells) + f" = {fmt(total, d)}",
-                               possible=f"shares of one partition sum to {scale} "
-                               f"(± {fmt(2 * slack, d)} from rounding)", severity="error"))
+            out.append(
+                Finding(
+                    **_where(layout, i, " + ".join(parts)),
+                    check="identity: partition",
+                    printed=" + ".join(c.value.text for c in cells) + f" = {fmt(total, d)}",
+                    possible=f"shares of one partition sum to {scale} "
+                    f"(± {fmt(2 * slack, d)} from rounding)",
+                    severity="error",
+                )
+            )
     return out
 
 
@@ -66,16 +76,28 @@ def count_findings(layout: Layout, options: Options) -> list[Finding]:
                 continue
             kk = int(k.value.value)
             if kk > n:
-                out.append(Finding(**_where(layout, i, kcol.name), check="identity: count",
-                                   printed=f"{kk} of N = {n}", possible=f"a count is at most N = {n}",
-                                   severity="error"))
+                out.append(
+                    Finding(
+                        **_where(layout, i, kcol.name),
+                        check="identity: count",
+                        printed=f"{kk} of N = {n}",
+                        possible=f"a count is at most N = {n}",
+                        severity="error",
+                    )
+                )
                 continue
             exact = Fraction(kk * col.scale, n)
             if any(round_as(exact, v.value.decimals, m) == v.value.value for m in MODES):
                 continue
-            out.append(Finding(**_where(layout, i, col.name), check="identity: count",
-                               printed=f"{v.value.text} with {kcol.name} = {kk}, N = {n}",
-                               possible=f"{kk}/{n} prints as {fmt(exact, v.value.decimals)}", severity="error"))
+            out.append(
+                Finding(
+                    **_where(layout, i, col.name),
+                    check="identity: count",
+                    printed=f"{v.value.text} with {kcol.name} = {kk}, N = {n}",
+                    possible=f"{kk}/{n} prints as {fmt(exact, v.value.decimals)}",
+                    severity="error",
+                )
+            )
     return out
 
 
@@ -101,7 +123,9 @@ def total_findings(layout: Layout, options: Options) -> list[Finding]:
         groups.setdefault(tuple(r[c.index] for c in others), []).append(i)
     out = []
     for rows in groups.values():
-        totals = [i for i in rows if TOTAL_LABELS.match(layout.table.rows[i][part_col.index].strip())]
+        totals = [
+            i for i in rows if TOTAL_LABELS.match(layout.table.rows[i][part_col.index].strip())
+        ]
         parts = [i for i in rows if i not in totals]
         if len(totals) != 1 or len(parts) < 2:
             continue
@@ -113,28 +137,56 @@ def total_findings(layout: Layout, options: Options) -> list[Finding]:
             if None in sizes or not total.numeric or not all(c.numeric for c in cells):
                 continue
             weight = sum(sizes)
-            lo = sum(n * (c.value.value - c.value.half_step) for n, c in zip(sizes, cells, strict=True)) / weight
-            hi = sum(n * (c.value.value + 2 * c.value.half_step) for n, c in zip(sizes, cells, strict=True)) / weight
+            lo = (
+                sum(
+                    n * (c.value.value - c.value.half_step)
+                    for n, c in zip(sizes, cells, strict=True)
+                )
+                / weight
+            )
+            hi = (
+                sum(
+                    n * (c.value.value + 2 * c.value.half_step)
+                    for n, c in zip(sizes, cells, strict=True)
+                )
+                / weight
+            )
             v = total.value
             if v.value + 2 * v.half_step >= lo and v.value - v.half_step <= hi:
                 continue
             d = v.decimals
-            out.append(Finding(**_where(layout, t, col.name), check="identity: weighted total",
-                               printed=v.text,
-                               possible=f"size-weighted mean of its {len(parts)} parts (sizes "
-                               + ", ".join(map(str, sizes)) + f"): {fmt(lo, d)}–{fmt(hi, d)}",
-                               severity="error"))
+            out.append(
+                Finding(
+                    **_where(layout, t, col.name),
+                    check="identity: weighted total",
+                    printed=v.text,
+                    possible=f"size-weighted mean of its {len(parts)} parts (sizes "
+                    + ", ".join(map(str, sizes))
+                    + f"): {fmt(lo, d)}–{fmt(hi, d)}",
+                    severity="error",
+                )
+            )
         for ncol in layout.of("n"):
             ns = [layout.cells[i][ncol.index] for i in parts]
             tn = layout.cells[t][ncol.index]
             if tn.numeric and all(c.numeric for c in ns):
                 s = sum(int(c.value.value) for c in ns)
                 if s != int(tn.value.value):
-                    out.append(Finding(**_where(layout, t, ncol.name), check="identity: total N",
-                                       printed=tn.value.text, possible=f"sum of its parts: {s}",
-                                       severity="error"))
+                    out.append(
+                        Finding(
+                            **_where(layout, t, ncol.name),
+                            check="identity: total N",
+                            printed=tn.value.text,
+                            possible=f"sum of its parts: {s}",
+                            severity="error",
+                        )
+                    )
     return out
 
 
 def identity_findings(layout: Layout, options: Options) -> list[Finding]:
-    return partition_findings(layout, options) + count_findings(layout, options) + total_findings(layout, options)
+    return (
+        partition_findings(layout, options)
+        + count_findings(layout, options)
+        + total_findings(layout, options)
+    )

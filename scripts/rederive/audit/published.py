@@ -42,7 +42,11 @@ def audit_tables(paths, settings: dict, root) -> tuple[list[Finding], list[str]]
     findings: list[Finding] = []
     lines: list[str] = []
     for path in sorted(paths, key=str):
-        name = Path(path).relative_to(root).as_posix() if Path(path).is_relative_to(root) else Path(path).name
+        name = (
+            Path(path).relative_to(root).as_posix()
+            if Path(path).is_relative_to(root)
+            else Path(path).name
+        )
         lines += [f"## {name}", ""]
         try:
             result = audit_file(path, options_from(settings, Path(path).stem))
@@ -51,7 +55,24 @@ def audit_tables(paths, settings: dict, root) -> tuple[list[Finding], list[str]]
             found = [Finding(name, None, "", "", "not audited", "", message, "note")]
             lines += [f"not audited: {message}", ""]
         else:
-            found = [Finding(name, *(getattr(f, k) for k in ("line", "row", "column", "check", "printed", "possible", "severity"))) for f in result.findings]
+            found = [
+                Finding(
+                    name,
+                    *(
+                        getattr(f, k)
+                        for k in (
+                            "line",
+                            "row",
+                            "column",
+                            "check",
+                            "printed",
+                            "possible",
+                            "severity",
+                        )
+                    ),
+                )
+                for f in result.findings
+            ]
             inference = [ln.replace(str(path), name) for ln in result.inference]
             lines += ["```text", *inference, result.grim, "```", ""]
             lines += to_markdown(found) or ["no findings"]
@@ -78,4 +99,4 @@ def main(snakemake):
 if __name__ == "__main__" and "snakemake" in globals():
     from rederive.runner import run
 
-    run(main, snakemake)
+    run(main, snakemake)  # noqa: F821

@@ -66,10 +66,17 @@ def rank_findings(layout: Layout, options: Options) -> list[Finding]:
                 return layout.table.rows[i][first[0].index] if first else layout.label(i)
 
             names = "; ".join(" = ".join(name(cells[k][0]) for k in r) for r in tied)
-            out.append(Finding(
-                table=layout.table.path, line=None, row=group or "(all rows)", column=col.name,
-                check="ranks", printed=f"{len(cells)} rows ranked",
-                possible=f"{could} of {pairs} adjacent ranks could be tied at N = {n} "
-                f"(ρ ≤ {options.corr[1]}); tie groups: {names}",
-                severity="note"))
+            out.append(
+                Finding(
+                    table=layout.table.path,
+                    line=None,
+                    row=group or "(all rows)",
+                    column=col.name,
+                    check="ranks",
+                    printed=f"{len(cells)} rows ranked",
+                    possible=f"{could} of {pairs} adjacent ranks could be tied at N = {n} "
+                    f"(ρ ≤ {options.corr[1]}); tie groups: {names}",
+                    severity="note",
+                )
+            )
     return out

@@ -46,7 +46,9 @@ def rho_bounds(p_a: float, p_b: float) -> float:
     return (min(p_a, p_b) - p_a * p_b) / math.sqrt(va * vb)
 
 
-def separation(p_a: float, p_b: float, n: int, corr=(0.3, 0.7), alpha=0.05, power=0.8) -> Separation:
+def separation(
+    p_a: float, p_b: float, n: int, corr=(0.3, 0.7), alpha=0.05, power=0.8
+) -> Separation:
     """:class:`Separation` of accuracies ``p_a``, ``p_b`` (0–1) over ``n`` paired items."""
     va, vb = p_a * (1 - p_a), p_b * (1 - p_b)
     z = float(norm.isf(alpha / 2))
@@ -54,7 +56,11 @@ def separation(p_a: float, p_b: float, n: int, corr=(0.3, 0.7), alpha=0.05, powe
     rmax = rho_bounds(p_a, p_b)
     if va == 0 or vb == 0:
         sd = math.sqrt(va + vb)
-        needed = -math.inf if (sd == 0 and d > 0) or (sd > 0 and d * math.sqrt(n) / sd >= z) else math.inf
+        needed = (
+            -math.inf
+            if (sd == 0 and d > 0) or (sd > 0 and d * math.sqrt(n) / sd >= z)
+            else math.inf
+        )
     else:
         needed = (va + vb - n * d * d / (z * z)) / (2 * math.sqrt(va * vb))
         if needed < -1:

@@ -32,7 +32,13 @@ def load_registry(path=REGISTRY) -> list[Benchmark]:
     """Every benchmark of the registry, in file order."""
     with open(path, encoding="utf-8", newline="") as handle:
         return [
-            Benchmark(r["name"], tuple(a for a in r["aliases"].split(";") if a), r["split"], int(r["size"]), r["source"])
+            Benchmark(
+                r["name"],
+                tuple(a for a in r["aliases"].split(";") if a),
+                r["split"],
+                int(r["size"]),
+                r["source"],
+            )
             for r in csv.DictReader(handle)
         ]
 
@@ -55,7 +61,9 @@ def find_benchmark(name: str, registry=None) -> Benchmark:
         if key in {_key(b.name), *(_key(a) for a in b.aliases)}:
             return b
     raise KeyError(
-        f"unknown benchmark {name!r}; known: " + ", ".join(b.name for b in registry) + " (or give --n)"
+        f"unknown benchmark {name!r}; known: "
+        + ", ".join(b.name for b in registry)
+        + " (or give --n)"
     )
 
 
@@ -85,7 +93,9 @@ def column_n_text(layout: Layout, options: Options, column: Column) -> str:
     found = {cell_n(layout, options, i, column) for i in range(len(layout.table.rows))}
     known = sorted({(n, src) for n, src in found if n is not None})
     if not known:
-        return "unknown (give --n, --benchmark or --sizes; GRIM, error bars, claims and ranks skipped)"
+        return (
+            "unknown (give --n, --benchmark or --sizes; GRIM, error bars, claims and ranks skipped)"
+        )
     if len(known) == 1:
         return f"{known[0][0]} ({known[0][1]})"
     text = ", ".join(f"{n} ({src})" for n, src in known[:4]) + (", …" if len(known) > 4 else "")

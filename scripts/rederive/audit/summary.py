@@ -24,16 +24,30 @@ def combine(paths) -> list[dict]:
 
 
 def summary_markdown(rows: list[dict], analyses: list[str]) -> str:
-    lines = ["# Audit of the published tables, all analyses", "",
-             "Checks from the tables alone (docs/audit.md): GRIM, error bars, claims, ranks, identities.", "",
-             row("analysis", "table", *SEVERITIES), row(*["---"] * (2 + len(SEVERITIES)))]
+    lines = [
+        "# Audit of the published tables, all analyses",
+        "",
+        "Checks from the tables alone (docs/audit.md): GRIM, error bars, claims, ranks, identities.",
+        "",
+        row("analysis", "table", *SEVERITIES),
+        row(*["---"] * (2 + len(SEVERITIES))),
+    ]
     for analysis in analyses:
         mine = [r for r in rows if r["analysis"] == analysis]
         tables = sorted({r["table"] for r in mine})
         if not tables:
             lines.append(row(analysis, "(no findings)", *["0"] * len(SEVERITIES)))
         for t in tables:
-            lines.append(row(analysis, t, *(str(sum(r["table"] == t and r["severity"] == s for r in mine)) for s in SEVERITIES)))
+            lines.append(
+                row(
+                    analysis,
+                    t,
+                    *(
+                        str(sum(r["table"] == t and r["severity"] == s for r in mine))
+                        for s in SEVERITIES
+                    ),
+                )
+            )
     serious = [r for r in rows if r["severity"] != "note"]
     lines += ["", "## Inconsistent cells and warnings", ""]
     if serious:
@@ -59,4 +73,4 @@ def main(snakemake):
 if __name__ == "__main__" and "snakemake" in globals():
     from rederive.runner import run
 
-    run(main, snakemake)
+    run(main, snakemake)  # noqa: F821

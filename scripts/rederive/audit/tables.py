@@ -68,7 +68,9 @@ def read_markdown(text: str, path: str) -> Table:
         s = line.strip()
         if not s.startswith("|"):
             continue
-        cells = [c.strip() for c in _split_unescaped(s.strip("|") if s.endswith("|") else s[1:], "|")]
+        cells = [
+            c.strip() for c in _split_unescaped(s.strip("|") if s.endswith("|") else s[1:], "|")
+        ]
         if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c) and any(cells):
             continue
         if header is None:
@@ -177,7 +179,12 @@ def widen_long(table: Table) -> Table:
     label = " / ".join(header[i] for i in keys) or "item"
     rows = [[item] + [cells.get(qn, "") for qn in quantities] for item, cells in items.items()]
     return Table(
-        table.path, table.syntax + " (long)", [label, *quantities], rows, list(lines.values()), units
+        table.path,
+        table.syntax + " (long)",
+        [label, *quantities],
+        rows,
+        list(lines.values()),
+        units,
     )
 
 
