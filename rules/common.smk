@@ -301,12 +301,17 @@ def intermediate_targets(name):
 def summary_targets():
     return [
         "results/summary/published_check.md",
+        "results/summary/published_audit.md",
         "results/summary/provenance.json",
     ]
 
 
 def analysis_checks(wildcards):
     return [f"results/{name}/check/published_check.csv" for name in BUILD]
+
+
+def analysis_audits(wildcards):
+    return [f"results/{name}/audit/published_audit.csv" for name in BUILD]
 
 
 def raw_inputs(wildcards):
@@ -317,7 +322,7 @@ def raw_inputs(wildcards):
 
 
 # Rules outside the kind files that run once per analysis (written once).
-SHARED_ANALYSIS_RULES = ["plot_power"]
+SHARED_ANALYSIS_RULES = ["plot_power", "audit_published"]
 
 
 # ------------------------------------------------------------ rerun triggers
