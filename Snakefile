@@ -22,6 +22,7 @@ include: "rules/benchmark.smk"
 # Written once for every analysis.
 include: "rules/power.smk"
 include: "rules/summary.smk"
+include: "rules/site.smk"
 
 
 finish_workflow()
