@@ -133,6 +133,15 @@ class Browser:
             raise RuntimeError(f"{expression[:80]}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def click(self, x: float, y: float) -> None:
+        """A real left click at page coordinates (CSS pixels)."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+                session=True,
+            )
+
     def errors(self, since: int = 0) -> list[str]:
         """Console errors, uncaught exceptions and failed loads since event ``since``."""
         out = []
