@@ -55,15 +55,13 @@ def _caption_params(rule_, name):
 
 
 def _caption_path(caption):
-    path = Path(
+    """The caption file, absolute: the working directory may be elsewhere (--directory)."""
+    path = (
         caption.get_path_or_uri(secret_free=True)
         if hasattr(caption, "get_path_or_uri")
         else caption
     )
-    try:
-        return path.resolve().relative_to(Path(workflow.basedir).resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    return str(Path(path).resolve())
 
 
 def site_reports(name):
