@@ -63,5 +63,5 @@ def render_caption(path: str | Path, params: dict) -> Markup:
             "give the rule that writes the file a params entry of that name",
             file=str(path),
         ) from exc
-    body = publish_parts(text, writer_name="html5", settings_overrides=_DOCUTILS)["body"]
+    body = publish_parts(text, writer="html5", settings_overrides=_DOCUTILS)["body"]
     return Markup(body)
