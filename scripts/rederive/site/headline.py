@@ -63,13 +63,13 @@ def read_headline(table: Table | None, spec: HeadlineSpec) -> Headline:
     if "tied_with" in table.columns:
         headline.tied = _split_tied(top["tied_with"], models)
         headline.rule = (
-            "not separable from it in the paired comparisons: ranking.csv, column tied_with"
+            "not separable from it in the paired comparisons, column tied_with of ranking.csv"
         )
     elif "tier" in table.columns:
         headline.tied = [
             _cells(table, r)["model"] for r in ranked[1:] if _cells(table, r)["tier"] == top["tier"]
         ]
         headline.rule = (
-            f"sharing its tier {top['tier']} in ranking.csv: no significant step between neighbours"
+            f"in its tier ({top['tier']}) of ranking.csv, no significant step between neighbours"
         )
     return headline

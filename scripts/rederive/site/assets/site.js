@@ -59,7 +59,9 @@
         r.cells.forEach(function (value, k) {
           var td = document.createElement("td");
           td.textContent = value;
+          // Numbers right-aligned; short text (a model name) kept on one line.
           if (data.numeric[k]) td.className = "num";
+          else if (value.length <= 32 && value.indexOf("\n") < 0) td.className = "nw";
           tr.appendChild(td);
         });
         fragment.appendChild(tr);
