@@ -415,6 +415,7 @@ def done_message():
         f"rederive: done ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
         f"{names}). Results in results/<name>/; "
         "summary results/summary/published_check.md; "
+        "every analysis as a page: results/site/index.html; "
         "report: snakemake --report results/report.html"
     )
 
