@@ -23,6 +23,7 @@ include: "rules/benchmark.smk"
 include: "rules/power.smk"
 include: "rules/summary.smk"
 include: "rules/audit.smk"
+include: "rules/site.smk"
 
 
 finish_workflow()

@@ -303,6 +303,7 @@ def summary_targets():
         "results/summary/published_check.md",
         "results/summary/published_audit.md",
         "results/summary/provenance.json",
+        "results/site",
     ]
 
 
@@ -328,7 +329,8 @@ SHARED_ANALYSIS_RULES = ["plot_power", "audit_published"]
 # ------------------------------------------------------------ rerun triggers
 def library_version(kind=None):
     """sha256 of the library code a kind's jobs import: the shared modules plus
-    that kind's package (all packages when ``kind`` is None)."""
+    that kind's package (all packages when ``kind`` is None). The site package
+    counts only for build_site (``kind="site"``)."""
     import hashlib
 
     root = Path(workflow.basedir) / "scripts" / "rederive"
@@ -337,6 +339,8 @@ def library_version(kind=None):
         part = path.relative_to(root).parts
         if part[0] == "simulate":
             continue  # generators write raw/, they are not run by the workflow
+        if part[0] == "site" and kind != "site":
+            continue  # only build_site imports it; a page change re-derives no table
         if kind and part[0] == "studies" and len(part) > 2 and part[1] != kind:
             continue
         digest.update(str(path.relative_to(root)).encode())
@@ -393,7 +397,9 @@ def finish_workflow():
     for rule_ in workflow.rules:
         if rule_.name == "all":
             continue
-        kind = rule_kinds.get(rule_.name)
+        kind = rule_kinds.get(
+            rule_.name, "site" if rule_.name == "build_site" else None
+        )
         if kind not in versions:
             versions[kind] = library_version(kind)
         rule_.set_params(
@@ -414,6 +420,7 @@ def done_message():
         f"rederive: done ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
         f"{names}). Results in results/<name>/; "
         "summary results/summary/published_check.md; "
+        "every analysis as a page: results/site/index.html; "
         "report: snakemake --report results/report.html"
     )
 

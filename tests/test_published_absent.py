@@ -2,6 +2,7 @@
 writes a header-only table and says "no published numbers to compare", and the
 cross-study summary lists the study with that note (in process)."""
 
+import re
 from types import SimpleNamespace
 
 import pandas as pd
@@ -96,3 +97,21 @@ def test_summary_lists_a_study_without_published_numbers(tmp_path):
 def test_folder_with_only_other_files_counts_as_absent(tmp_path):
     (tmp_path / "README.md").write_text("notes\n")
     assert not published_available(tmp_path, ["x.csv"])
+
+
+def test_summary_html_has_no_index_column():
+    """The counts table starts with the study column: no empty cell under a
+    stray "status" header (the column level unstack() names)."""
+    frame = pd.DataFrame(
+        {
+            "study": ["a", "a", "b"],
+            "table": ["T1", "T1", "T2"],
+            "kind": ["cell", "cell", "identity"],
+            "status": ["pass", "FAIL", "pass"],
+        }
+    )
+    html = summary.summary_html(frame)
+    counts = html[html.index("<h2>Counts</h2>") : html.index("<h2>Not passing")]
+    headers = re.findall(r"<th>(.*?)</th>", counts)
+    assert headers == ["study", "table", "kind", "pass", "FAIL"]
+    assert "<th></th>" not in counts

@@ -42,10 +42,13 @@ def side_by_side(frame: pd.DataFrame) -> str:
 
 def summary_html(frame: pd.DataFrame) -> str:
     """The same summary as a self-contained HTML page for the Snakemake report."""
+    # unstack() names the new column level "status"; written out, that name
+    # became an empty first column headed "status" (issue 25), so drop it.
     counts = (
         frame.groupby(["study", "table", "kind"], sort=False)["status"]
         .value_counts()
         .unstack(fill_value=0)
+        .rename_axis(columns=None)
         .reset_index()
         if len(frame)
         else pd.DataFrame({"study": [], "checks": []})

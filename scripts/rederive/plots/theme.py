@@ -62,6 +62,26 @@ def shrink_labels(ax, n_models: int, cell_in: float = CELL_IN) -> None:
         ax.tick_params(labelsize=max(2.5, 72 * cell * 0.8))
 
 
+# Space between the lowest text of a figure and its provenance note.
+NOTE_GAP_PT = 4
+
+
+def add_note(fig, note: str | None) -> None:
+    """Write ``note`` small under everything ``fig`` draws, right-aligned.
+
+    The note goes below the figure's tight bounding box (tick labels, axis labels
+    and legends included, measured by the renderer), so it never sits on a
+    rotated tick label or an axis label, whatever the number of models; the
+    tight bbox of the saved file then takes it in.
+    """
+    if not note:
+        return
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+    width, height = fig.get_size_inches()
+    y = box.y0 / height - NOTE_GAP_PT / 72 / height
+    fig.text(box.x1 / width, y, note, ha="right", va="top", fontsize=6, color="0.4")
+
+
 def save_figure(fig, png: str | Path, pdf: str | Path, *, note: str | None = None) -> None:
     """Save ``fig`` as PNG and PDF with no timestamps in the files.
 
@@ -71,8 +91,7 @@ def save_figure(fig, png: str | Path, pdf: str | Path, *, note: str | None = Non
         Small provenance text under the figure (e.g. :data:`SIMULATED_NOTE`), so a
         figure lifted out of the report still says where its data came from.
     """
-    if note:
-        fig.text(0.99, 0.005, note, ha="right", va="bottom", fontsize=6, color="0.4")
+    add_note(fig, note)
     for path in (png, pdf):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, metadata={"Software": None})

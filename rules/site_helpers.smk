@@ -1,0 +1,113 @@
+# Inputs and parameters of build_site: each analysis's declared outputs under
+# tables/, figures/ and check/ (in rule order), and per reported file the caption,
+# report subcategory and caption parameters its rule declares, so the site shows
+# what `snakemake --report` shows and a new kind's page needs no site code.
+import inspect
+
+from snakemake.iocontainers import Wildcards
+
+SITE_FOLDERS = ("tables", "figures", "check")
+SITE_FILES = [
+    str(p)
+    for sub in ("assets", "templates")
+    for p in sorted((Path(workflow.basedir) / "scripts/rederive/site" / sub).iterdir())
+    if p.is_file()
+]
+# Rule parameters that are bookkeeping, not caption text.
+NOT_CAPTION_PARAMS = ("library_version", "source_digest")
+
+
+def _analysis_rules(name):
+    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
+    return [
+        r
+        for r in workflow.rules
+        if r.name in kind_rules and set(r.wildcard_names) == {"analysis"}
+    ]
+
+
+def site_outputs(name):
+    """The analysis's files the site shows, in the order the rules declare them."""
+    files = []
+    for rule_ in _analysis_rules(name):
+        for out in rule_.output:
+            path = Path(str(out.apply_wildcards({"analysis": name})))
+            if path.parent.name in SITE_FOLDERS and path.parts[:2] == ("results", name):
+                files.append(path.as_posix())
+    return list(dict.fromkeys(files))
+
+
+def _caption_params(rule_, name):
+    """The rule's parameters as the caption template sees them: plain values and
+    functions of the wildcards alone, evaluated for this analysis."""
+    wildcards = Wildcards(fromdict={"analysis": name})
+    values = {}
+    for key, value in rule_.params.items():
+        if key in NOT_CAPTION_PARAMS:
+            continue
+        if callable(value):
+            if len(inspect.signature(value).parameters) != 1:
+                continue
+            value = value(wildcards)
+        if value is None or isinstance(value, (str, int, float, bool)):
+            values[key] = value
+    return values
+
+
+def _caption_path(caption):
+    """The caption file, absolute: the working directory may be elsewhere (--directory)."""
+    path = (
+        caption.get_path_or_uri(secret_free=True)
+        if hasattr(caption, "get_path_or_uri")
+        else caption
+    )
+    return str(Path(path).resolve())
+
+
+def site_reports(name):
+    reports = {}
+    for rule_ in _analysis_rules(name):
+        for out in rule_.output:
+            flag = getattr(out, "flags", {}).get("report")
+            if flag is None:
+                continue
+            path = Path(str(out.apply_wildcards({"analysis": name}))).as_posix()
+            reports[path] = {
+                "caption": _caption_path(flag.caption) if flag.caption else None,
+                "subcategory": flag.subcategory,
+                "params": _caption_params(rule_, name),
+            }
+    return reports
+
+
+def site_analyses(wildcards):
+    """Params function: per built analysis, what its page and index row show."""
+    out = []
+    for name in BUILD:
+        w = Wildcards(fromdict={"analysis": name})
+        out.append(
+            {
+                "name": name,
+                "kind": kind_of(name),
+                "label": label(w),
+                "simulated": is_simulated(w),
+                "data_note": data_note(w),
+                "outputs": site_outputs(name),
+                "reports": site_reports(name),
+            }
+        )
+    return out
+
+
+def site_inputs(wildcards):
+    return [path for name in BUILD for path in site_outputs(name)]
+
+
+def site_captions(wildcards):
+    captions = {
+        r["caption"]
+        for name in BUILD
+        for r in site_reports(name).values()
+        if r["caption"]
+    }
+    return sorted(captions)
