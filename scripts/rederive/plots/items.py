@@ -7,11 +7,10 @@ lines from the same settings that raised the flags, and the ``n_listed`` most
 suspect items labelled with their rank in ``suspect_items.csv``.
 """
 
-
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter, NullFormatter
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rederive.io.names import read_csv
 from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure

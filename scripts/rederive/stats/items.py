@@ -64,7 +64,13 @@ __all__ = [
 ]
 
 # Flag names, in the order a reader should look at them (the ranking's order).
-FLAGS = ("negative_discrimination", "misfit", "flips_across_epochs", "solved_by_none", "solved_by_all")
+FLAGS = (
+    "negative_discrimination",
+    "misfit",
+    "flips_across_epochs",
+    "solved_by_none",
+    "solved_by_all",
+)
 
 
 @dataclass(frozen=True)
@@ -350,7 +356,9 @@ def item_analysis(
     flags = out[list(FLAGS)].astype(bool)
     out[list(FLAGS)] = flags
     out["n_flags"] = flags.sum(axis=1).astype("int64")
-    out["flags"] = [";".join(f for f, on in zip(FLAGS, row, strict=True) if on) for row in flags.to_numpy()]
+    out["flags"] = [
+        ";".join(f for f, on in zip(FLAGS, row, strict=True) if on) for row in flags.to_numpy()
+    ]
     return out
 
 

@@ -28,9 +28,7 @@ def analyse(
     """(every item, the suspect items), each with the item's task, id and category."""
     responses, _ = dichotomise(matrix)
     flips = epoch_flips(long.rename(columns={"item_key": "item"}))
-    stats = item_analysis(
-        responses, flips=flips, thresholds=ItemThresholds.from_config(settings)
-    )
+    stats = item_analysis(responses, flips=flips, thresholds=ItemThresholds.from_config(settings))
     columns = [c for c in ITEM_COLUMNS if c in items.columns]
     return (
         with_items(items[columns], stats, "item_key"),
