@@ -197,6 +197,75 @@ rule fit_benchmark_irt:
         "../scripts/rederive/studies/benchmark/irt.py"
 
 
+rule analyse_benchmark_items:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        analysis=report(
+            "results/{analysis}/tables/item_analysis.csv",
+            caption="report/benchmark/item_analysis.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        suspects=report(
+            "results/{analysis}/tables/suspect_items.csv",
+            caption="report/benchmark/suspect_items.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        md="results/{analysis}/tables/suspect_items.md",
+    log:
+        "results/logs/{analysis}/items.log",
+    benchmark:
+        "results/benchmarks/{analysis}/items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
+    params:
+        settings=setting("item_analysis"),
+        data_note=data_note,
+    script:
+        "../scripts/rederive/studies/benchmark/items.py"
+
+
+rule plot_benchmark_items:
+    input:
+        analysis="results/{analysis}/tables/item_analysis.csv",
+        suspects="results/{analysis}/tables/suspect_items.csv",
+    output:
+        png=report(
+            "results/{analysis}/figures/suspect_items.png",
+            caption="report/benchmark/fig_suspect_items.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        pdf="results/{analysis}/figures/suspect_items.pdf",
+    log:
+        "results/logs/{analysis}/plot_items.log",
+    benchmark:
+        "results/benchmarks/{analysis}/plot_items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 10),
+        runtime=job_runtime(10, 0.2),
+    params:
+        settings=setting("item_analysis"),
+        item_column="item_key",
+        data_note=data_note,
+        simulated=is_simulated,
+    script:
+        "../scripts/rederive/plots/items.py"
+
+
 rule cluster_benchmark_failures:
     input:
         db="results/{analysis}/{analysis}.duckdb",

@@ -77,6 +77,8 @@ def benchmark_targets(name):
         f"{tables}/ranking.csv",
         f"{tables}/irt_ability.csv",
         f"{tables}/failed_by_all.csv",
+        f"{tables}/suspect_items.md",
+        f"results/{name}/figures/suspect_items.png",
         f"{tables}/data_quality.csv",
         f"results/{name}/check/published_check.md",
         *[f"results/{name}/figures/{fig}.png" for fig in BENCHMARK_FIGURE_NAMES],

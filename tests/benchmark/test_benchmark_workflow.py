@@ -66,7 +66,22 @@ def test_workflow_on_lm_eval_and_inspect(tmp_path):
     assert sorted(failed["item_id"].astype(str)) == sorted(truly[truly == 0].index)
     ability = pd.read_csv(tables / "irt_ability.csv")
     assert ability["model"].iloc[0] in {"o1", "Claude-3.5 (Sonnet)", "GPT-4o"}
-    for name in ("accuracy", "pairwise_q", "irt_difficulty", "irt_ability", "failure_dendrogram"):
+    analysis = pd.read_csv(tables / "item_analysis.csv", dtype={"item_id": str})
+    assert len(analysis) == data["item_id"].nunique()
+    assert sorted(analysis.loc[analysis["solved_by_none"], "item_id"]) == sorted(
+        failed["item_id"].astype(str)
+    )
+    suspects = pd.read_csv(tables / "suspect_items.csv")
+    assert len(suspects) == (analysis["n_flags"] > 0).sum()
+    assert (tables / "suspect_items.md").read_text().startswith("# Suspect items")
+    for name in (
+        "accuracy",
+        "pairwise_q",
+        "irt_difficulty",
+        "irt_ability",
+        "failure_dendrogram",
+        "suspect_items",
+    ):
         assert (
             tmp_path / "results" / "benchmark" / "figures" / f"{name}.png"
         ).stat().st_size > 1000

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from rederive.stats.irt import bootstrap_ability, fit_1pl
+from rederive.stats.irt import fit_1pl
+from rederive.stats.irt_mml import bootstrap_mml_ability
 from rederive.studies.salitrap.irt_fit import (
     ABILITY_COLUMNS,
     abilities,
@@ -54,16 +55,20 @@ def test_binary_responses_from_labels():
     np.testing.assert_array_equal(r.loc["B"].to_numpy(), [0.0, 1.0, 0.0])
 
 
-def test_reports_the_conditional_ml_ability_with_its_cluster_bootstrap(rasch):
+def test_reports_the_marginal_ml_ability_with_its_cluster_bootstrap(rasch):
     responses, clusters, ability, difficulty, result = rasch
     assert list(ability.columns) == ["model", *ABILITY_COLUMNS, "ability_pyirt", "ability_pyirt_sd"]
-    # Same fit, same seed, same clusters: the shared bootstrap gives these exact numbers.
-    shared = bootstrap_ability(
-        responses, result.difficulty, n_boot=200, seed=3, level=0.95, clusters=clusters
-    ).table
+    # Same fit, same seed, same clusters: the shared marginal-ML bootstrap gives
+    # these exact numbers, and the estimate is the marginal-ML one.
+    shared = bootstrap_mml_ability(
+        responses, result.mml, n_boot=200, seed=3, level=0.95, clusters=clusters
+    ).table.assign(n_nonfinite=0)
     table = ability.set_index("model")
     pd.testing.assert_frame_equal(
         table[ABILITY_COLUMNS], shared[ABILITY_COLUMNS], check_names=False
+    )
+    np.testing.assert_array_equal(
+        table["ability"].to_numpy(), result.mml.ability.reindex(table.index).to_numpy()
     )
     assert (table["ci_low"] <= table["ability"]).all() and (
         table["ability"] <= table["ci_high"]

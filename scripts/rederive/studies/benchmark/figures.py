@@ -163,7 +163,7 @@ def plot_ability(ability: pd.DataFrame, accuracy: pd.DataFrame, note: str, png, 
         ecolor="0.4",
         capsize=2,
         markersize=4,
-        label="conditional ML ability, item-bootstrap 95% CI",
+        label="marginal-ML ability, item-bootstrap 95% CI",
     )
     ax.scatter(
         frame["ability_pyirt"],

@@ -9,12 +9,16 @@ statistic of its 1PL ability, so ability must order the models as accuracy does;
 the Spearman correlation between the two is reported as a convergence check.
 
 Table schema (``irt_ability.csv``): ``rank`` orders ``ability_ml``, the
-conditional ML ability given the fitted difficulties, and ``ci_low``/``ci_high``/
+marginal-ML ability (:func:`rederive.stats.irt_mml.rasch_mml`: items integrated
+as N(0, sigma^2), abilities fixed - the fixed effects of
+``lme4::glmer(correct ~ 0 + model + (1 | item), family = binomial)``, matched to
+1e-4 logit in ``tests/stats/test_irt_glmer.py``), and ``ci_low``/``ci_high``/
 ``se_boot`` beside it are *its* item-bootstrap interval
-(:func:`rederive.stats.irt.bootstrap_ability`: items resampled, clustered like the
-accuracy CIs, difficulties held fixed). With complete binary data it orders the
-models exactly as accuracy does and carries no SVI noise. py-irt's posterior mean
-and SD follow as ``ability_pyirt``/``ability_pyirt_sd``. Everything is centred so
+(:func:`rederive.stats.irt_mml.bootstrap_mml_ability`: items resampled, clustered
+like the accuracy CIs). With complete binary data it orders the models exactly as
+accuracy does and carries no SVI noise. py-irt's posterior mean and SD (the
+Bayesian refinement, shrunk by its hierarchical prior) follow as
+``ability_pyirt``/``ability_pyirt_sd``. Everything is centred so
 the mean item difficulty is 0, so abilities of two fits are comparable.
 
 ``irt_difficulty.csv``: ``difficulty`` is py-irt's posterior mean with
@@ -41,7 +45,8 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from rederive.runner import run
-from rederive.stats.irt import bootstrap_ability, fit_1pl
+from rederive.stats.irt import fit_1pl
+from rederive.stats.irt_mml import bootstrap_mml_ability
 from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.benchmark.common import clusters_for, load_scores, write_csv
 
@@ -136,15 +141,15 @@ def fit(
         time.perf_counter() - start,
     )
     item_rows = items.set_index("item_key").loc[responses.columns].reset_index()
-    boot = bootstrap_ability(
+    # The ranked ability is the marginal-ML one (items integrated, the
+    # parametrisation of lme4::glmer(correct ~ 0 + model + (1 | item))), with an
+    # item bootstrap of that estimate; py-irt's posterior follows beside it.
+    boot = bootstrap_mml_ability(
         responses,
-        result.difficulty,
+        result.mml,
         n_boot=n_boot,
         seed=seed,
         level=level,
-        # Pure ML: with thousands of items a perfect or zero score in a replicate is
-        # practically impossible, and any that occurs is counted (n_nonfinite).
-        prior=None,
         clusters=clusters_for(item_rows, cluster_by),
     )
     intervals = boot.table.reindex(responses.index)
@@ -155,16 +160,17 @@ def fit(
             "ci_low": intervals["ci_low"].to_numpy(),
             "ci_high": intervals["ci_high"].to_numpy(),
             "se_boot": intervals["se_boot"].to_numpy(),
-            "n_nonfinite": intervals["n_nonfinite"].to_numpy(),
+            "n_nonfinite": 0,
             "ability_pyirt": result.ability.reindex(responses.index).to_numpy(),
             "ability_pyirt_sd": result.ability_sd.reindex(responses.index).to_numpy(),
             "accuracy_binary": responses.mean(axis=1).to_numpy(),
             "n_items": responses.notna().sum(axis=1).to_numpy(),
         }
     )
-    # A perfect or zero score has no finite ML ability: NaN with the reason, no rank.
+    # A perfect or zero score has no finite ML ability (the optimiser stops
+    # somewhere on the way to infinity): NaN with the reason, no rank.
     passes = responses.sum(axis=1).to_numpy()
-    infinite = ~np.isfinite(ability["ability_ml"].to_numpy(dtype=float))
+    infinite = (passes == 0) | (passes == ability["n_items"].to_numpy())
     for column in ("ability_ml", "ci_low", "ci_high", "se_boot"):
         ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
     ability["ability_note"] = np.where(infinite, ability_not_finite(passes, ability["n_items"]), "")
@@ -210,7 +216,11 @@ def fit(
                 "start": "marginal ML (Gauss-Hermite), items integrated",
                 "identification": "mean item difficulty = 0",
                 "spearman_pyirt_ability_accuracy": rho,
-                "ability_ci": f"item bootstrap, difficulties fixed, B = {n_boot}",
+                "ability_ml": "marginal ML (items integrated; = lme4::glmer fixed effects)",
+                "ability_ci": (
+                    f"item bootstrap of the marginal-ML fit (one-step estimating-function "
+                    f"replicates, {boot.hessian} information), B = {n_boot}"
+                ),
             }
         ]
     )

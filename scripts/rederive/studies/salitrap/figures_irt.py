@@ -102,7 +102,7 @@ def fig4(items: pd.DataFrame, models: pd.DataFrame, stats: pd.DataFrame):
     rho = _stat(stats, "spearman_rho_ability_tar")
     ax.set_title(f"(c) Ability vs TAR (Spearman ρ = {rho['value']:.3f})")
     ax.set_xlabel("TAR (%)")
-    ax.set_ylabel("IRT ability, conditional ML (item-bootstrap 95% CI)")
+    ax.set_ylabel("IRT ability, marginal ML (item-bootstrap 95% CI)")
     fig.tight_layout()
     return fig
 

@@ -1,12 +1,11 @@
 """1PL IRT on SaliTrap's binary Strict-Pass matrix (models × items, control):
 item difficulty and model ability, with item-bootstrap intervals for ability.
 
-Both steps are the shared ones of :mod:`rederive.stats.irt`: the fit is
-:func:`~rederive.stats.irt.fit_1pl` (py-irt, seeded, single-threaded) and the
-intervals come from :func:`~rederive.stats.irt.bootstrap_ability`, which resamples
-seed clusters of items and re-solves every model's ability by maximum likelihood
-with the fitted difficulties held fixed (a conditional bootstrap: it leaves out
-the uncertainty of the difficulties, see that function's notes).
+Both steps are the shared ones: the fit is :func:`~rederive.stats.irt.fit_1pl`
+(the marginal-ML start, then py-irt, seeded, single-threaded) and the ability
+intervals come from :func:`~rederive.stats.irt_mml.bootstrap_mml_ability`, which
+resamples seed clusters of items and moves the marginal-ML abilities by one
+Newton step of the resampled marginal likelihood (estimating-function bootstrap).
 
 Which difficulty is reported: ``difficulty`` is py-irt's posterior mean (the fit
 starts at the classical marginal-ML estimate, ``difficulty_mml``; see
@@ -19,11 +18,13 @@ the posterior expected variance of the true difficulties), which Fig 4 (a, b)
 and the per-dimension summary use. Items every model passes (or fails) are kept,
 finite and shrunk, with a wide interval, flagged in ``extreme`` and counted.
 
-Which ability is reported: ``ability`` is the *conditional maximum-likelihood*
-estimate on all items given py-irt's difficulties, the estimate the bootstrap
-interval belongs to (py-irt's posterior means are a few per cent more spread out
-and carry the Monte-Carlo noise of the SVI fit; the interval would not be centred
-on them). py-irt's posterior mean is kept as ``ability_pyirt``. A model with a
+Which ability is reported: ``ability`` is the *marginal maximum-likelihood*
+estimate (items integrated as N(0, sigma^2), abilities fixed: the fixed effects
+of ``lme4::glmer(pass ~ 0 + model + (1 | item))``, matched to 1e-4 logit in
+``tests/stats/test_irt_glmer.py``), the estimate the seed-cluster bootstrap
+interval belongs to (:func:`rederive.stats.irt_mml.bootstrap_mml_ability`).
+py-irt's posterior mean (the Bayesian refinement, shrunk by its hierarchical
+prior, with the Monte-Carlo noise of the SVI fit) is kept as ``ability_pyirt``. A model with a
 perfect or zero score has an infinite ML ability: it is reported as NaN with the
 reason in ``ability_note`` and gets no rank (:mod:`rederive.stats.small_n`).
 
@@ -31,7 +32,7 @@ Here we add the SaliTrap reading: difficulty per trap dimension (Fig 4 a–b),
 ability against TAR with Spearman ρ (Fig 4 c) and naturalness against difficulty
 with a linear trend and Pearson r (Fig 9). With complete binary data a model's
 number of passes is the sufficient statistic of its 1PL ability, so the
-conditional ML ability orders the models exactly as TAR does (ρ = 1 up to ties);
+marginal-ML ability orders the models exactly as TAR does (ρ = 1 up to ties);
 ρ of ``ability_pyirt`` against TAR is therefore a convergence check of the SVI fit
 (``spearman_rho_pyirt_ability_tar`` in the statistics).
 
@@ -52,7 +53,8 @@ import pandas as pd
 from scipy.stats import linregress, pearsonr, spearmanr
 
 from rederive.io.names import read_csv
-from rederive.stats.irt import ability_given_difficulty, bootstrap_ability, fit_1pl
+from rederive.stats.irt import fit_1pl
+from rederive.stats.irt_mml import bootstrap_mml_ability
 from rederive.stats.rates import percent
 from rederive.stats.small_n import SMALL_N, ability_not_finite, rank_eligible, small_n_flags
 from rederive.studies.salitrap.common import (
@@ -98,17 +100,25 @@ def abilities(
     Returns
     -------
     DataFrame
-        ``model`` and :data:`ABILITY_COLUMNS` (conditional ML ability given the
-        fitted difficulties, bootstrap SE, percentile interval, replicates with a
-        perfect or zero score), then ``ability_pyirt`` (py-irt's posterior mean).
+        ``model`` and :data:`ABILITY_COLUMNS` (the marginal-ML ability, items
+        integrated, with its item-bootstrap SE and percentile interval; +-inf for
+        a perfect or zero score; ``n_nonfinite`` is 0), then ``ability_pyirt``
+        and ``ability_pyirt_sd`` (py-irt's posterior mean and SD).
     """
     if n_boot > 0:
-        table = bootstrap_ability(
-            responses, result.difficulty, n_boot=n_boot, seed=seed, level=level, clusters=clusters
-        ).table
+        table = bootstrap_mml_ability(
+            responses, result.mml, n_boot=n_boot, seed=seed, level=level, clusters=clusters
+        ).table.assign(n_nonfinite=0)
     else:
-        table = ability_given_difficulty(responses, result.difficulty).to_frame()
+        table = result.mml.ability.rename("ability").to_frame()
         table = table.assign(se_boot=np.nan, ci_low=np.nan, ci_high=np.nan, n_nonfinite=0)
+    # A perfect or zero score has no finite ML ability; the marginal-ML optimiser
+    # stops somewhere on the way to infinity, so the score decides, not the value.
+    passes = responses.sum(axis=1)
+    extreme = (passes == 0) | (passes == responses.notna().sum(axis=1))
+    table.loc[extreme.reindex(table.index).to_numpy(), "ability"] = np.inf * np.where(
+        passes[extreme] > 0, 1.0, -1.0
+    )
     table = table[ABILITY_COLUMNS].assign(
         ability_pyirt=result.ability.reindex(responses.index),
         ability_pyirt_sd=result.ability_sd.reindex(responses.index),

@@ -1,0 +1,387 @@
+"""Item analysis of a models x items 0/1 matrix: which items look broken.
+
+Per item: share correct, item-rest (point-biserial) correlation, Rasch infit and
+outfit mean-squares with their standardised values, and flags - negative
+discrimination (the models that are best overall fail it: a likely mis-keyed gold
+answer), misfit (responses far noisier than the Rasch model expects: an ambiguous
+or randomly graded item), solved by none or by all, and outcomes that flip across
+epochs.
+
+Estimates behind the fit statistics: model abilities are fixed (the marginal-ML
+abilities of :func:`rederive.stats.irt_mml.rasch_mml`, or given), and each item
+gets its *own* maximum-likelihood difficulty given those abilities. This is the
+LLM-benchmark transpose of classical Rasch item analysis, in which the examinees
+(here: the few models) are the conditioning side and each item is estimated
+from its own responses; its residuals sum to zero, as in Wright & Masters'
+tables. Items solved by none or all have no finite difficulty and no fit
+statistics (they are flagged as such). Models with a perfect or zero score carry
+no information about any item and are left out of the fit statistics and the
+correlations, as eRm leaves out extreme persons.
+
+Formulas (Wright & Masters 1982, ch. 5; Wright & Linacre 1994), for item ``j``
+over the models ``i`` that answered it, ``P = logistic(theta_i - b_j)``,
+``W = P (1 - P)``, ``C = W (P^3 + (1 - P)^3)`` (the fourth central moment),
+``n`` models:
+
+* outfit MNSQ ``u = mean((y - P)^2 / W)``, its SD ``q^2 = sum(C / W^2) / n^2 - 1/n``;
+* infit MNSQ ``v = sum((y - P)^2) / sum(W)``, ``q^2 = sum(C - W^2) / sum(W)^2``;
+* ZSTD (Wilson-Hilferty cube root) ``(MNSQ^(1/3) - 1) (3 / q) + q / 3``.
+
+These are eRm's ``itemfit`` formulas; ``tests/stats/test_items.py`` checks them
+against eRm 1.0 on a committed matrix.
+
+References
+----------
+Wright, B. D. & Masters, G. N. (1982). *Rating Scale Analysis*, ch. 5. MESA Press.
+Wright, B. D. & Linacre, J. M. (1994). Reasonable mean-square fit values. *Rasch
+    Measurement Transactions* 8(3), 370.
+Linacre, J. M. (2002). What do infit and outfit, mean-square and standardized
+    mean? *Rasch Measurement Transactions* 16(2), 878.
+Ebel, R. L. & Frisbie, D. A. (1991). *Essentials of Educational Measurement* (5th
+    ed.), ch. 13: items with negative discrimination are to be checked for a
+    wrong key.
+Mair, P. & Hatzinger, R. (2007). Extended Rasch modeling: the eRm package.
+    *Journal of Statistical Software* 20(9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+__all__ = [
+    "FLAGS",
+    "ItemThresholds",
+    "epoch_flips",
+    "item_analysis",
+    "item_difficulty_given_ability",
+    "item_rest_correlation",
+    "rasch_item_fit",
+    "suspect_items",
+]
+
+# Flag names, in the order a reader should look at them (the ranking's order).
+FLAGS = (
+    "negative_discrimination",
+    "misfit",
+    "flips_across_epochs",
+    "solved_by_none",
+    "solved_by_all",
+)
+
+
+@dataclass(frozen=True)
+class ItemThresholds:
+    """When an item is flagged (defaults: the kinds' ``items`` settings).
+
+    Attributes
+    ----------
+    discrimination_below : float
+        Negative discrimination when the item-rest correlation is below this
+        (0: the better a model is overall, the less often it gets the item
+        right; Ebel & Frisbie 1991).
+    mnsq_above, zstd_above : float
+        Misfit when the outfit or the infit mean-square exceeds ``mnsq_above``
+        *and* its ZSTD exceeds ``zstd_above`` (Linacre 2002: MNSQ > 1.5 is noise
+        that degrades measurement; ZSTD > 2 is beyond chance at about 5%).
+    flip_share_above : float
+        Flips across epochs when more than this share of the models that ran
+        the item more than once disagree with themselves between epochs.
+    min_models : int
+        Fewest models with a finite ability an item needs for a correlation
+        and fit statistics (with fewer, they are NaN and no flag is raised).
+    """
+
+    discrimination_below: float = 0.0
+    mnsq_above: float = 1.5
+    zstd_above: float = 2.0
+    flip_share_above: float = 0.5
+    min_models: int = 5
+
+    @classmethod
+    def from_config(cls, config: dict) -> ItemThresholds:
+        return cls(**{k: config[k] for k in cls.__dataclass_fields__ if k in config})
+
+
+def _matrix(responses: pd.DataFrame) -> np.ndarray:
+    from rederive.stats.irt import _binary_matrix
+
+    return _binary_matrix(responses)
+
+
+def item_rest_correlation(y: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each item with the rest score, over the models.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Models x items, 0/1 with NaN for missing.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per item; NaN when the item or the rest score is constant.
+        The rest score is the model's share correct on its *other* observed
+        items (its number correct, as in eRm, when nothing is missing).
+    """
+    obs = ~np.isnan(y)
+    y0 = np.where(obs, y, 0.0)
+    total = y0.sum(axis=1, keepdims=True)
+    count = obs.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = np.where(obs, (total - y0) / (count - 1), 0.0)
+        w = obs.astype(float)
+        n = w.sum(axis=0)
+        mx = y0.sum(axis=0) / n
+        mr = rest.sum(axis=0) / n
+        dx = np.where(obs, y0 - mx, 0.0)
+        dr = np.where(obs, rest - mr, 0.0)
+        sxy = (dx * dr).sum(axis=0)
+        sxx = (dx**2).sum(axis=0)
+        syy = (dr**2).sum(axis=0)
+        r = sxy / np.sqrt(sxx * syy)
+    # A constant item or rest score has no correlation (0/0), not a number.
+    return np.where((sxx > 1e-12) & (syy > 1e-12), r, np.nan)
+
+
+def item_difficulty_given_ability(y: np.ndarray, ability: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood difficulty of each item with the abilities held fixed.
+
+    ``-inf`` for an item every model solves, ``+inf`` for one none solves.
+    """
+    from rederive.stats.irt import _newton_abilities
+
+    # P = logistic(theta_i - b_j) = logistic((-b_j) - (-theta_i)): the items are
+    # the "models" of the transposed problem, with location -b_j.
+    yt = y.T
+    obs = ~np.isnan(yt)
+    est = _newton_abilities(
+        np.nan_to_num(yt),
+        obs,
+        -np.asarray(ability, dtype=float),
+        np.ones((1, yt.shape[1])),
+        None,
+        start=np.zeros(yt.shape[0]),
+    )
+    return -est[0]
+
+
+def rasch_item_fit(y: np.ndarray, ability: np.ndarray, difficulty: np.ndarray) -> pd.DataFrame:
+    """Infit and outfit mean-squares and ZSTD of each item (Wright & Masters 1982).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Models x items, 0/1 with NaN for missing.
+    ability : numpy.ndarray
+        One finite ability per model (rows); models with NaN take no part.
+    difficulty : numpy.ndarray
+        One difficulty per item; a non-finite one gives NaN statistics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``outfit_mnsq``, ``outfit_zstd``, ``infit_mnsq``, ``infit_zstd`` and
+        ``n_fit`` (models behind them), one row per item.
+    """
+    theta = np.asarray(ability, dtype=float)
+    b = np.asarray(difficulty, dtype=float)
+    use = ~np.isnan(y) & np.isfinite(theta)[:, None] & np.isfinite(b)[None, :]
+    p = expit(np.where(np.isfinite(theta), theta, 0.0)[:, None] - np.where(np.isfinite(b), b, 0.0))
+    w = p * (1.0 - p)
+    c = w * (p**3 + (1.0 - p) ** 3)
+    sq = np.where(use, (np.nan_to_num(y) - p) ** 2, 0.0)
+    w_u = np.where(use, w, 0.0)
+    n = use.sum(axis=0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        outfit = np.where(use, sq / w, 0.0).sum(axis=0) / n
+        q_out = np.sqrt(np.where(use, c / w**2, 0.0).sum(axis=0) / n**2 - 1.0 / n)
+        sum_w = w_u.sum(axis=0)
+        infit = sq.sum(axis=0) / sum_w
+        q_in = np.sqrt(np.where(use, c - w**2, 0.0).sum(axis=0) / sum_w**2)
+        out = pd.DataFrame(
+            {
+                "outfit_mnsq": outfit,
+                "outfit_zstd": _zstd(outfit, q_out),
+                "infit_mnsq": infit,
+                "infit_zstd": _zstd(infit, q_in),
+                "n_fit": n.astype(int),
+            }
+        )
+    bad = n < 1
+    out.loc[bad, ["outfit_mnsq", "outfit_zstd", "infit_mnsq", "infit_zstd"]] = np.nan
+    return out
+
+
+def _zstd(mnsq: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Wilson-Hilferty cube-root transform of a mean-square to a unit normal."""
+    return (np.cbrt(mnsq) - 1.0) * (3.0 / q) + q / 3.0
+
+
+def epoch_flips(long: pd.DataFrame) -> pd.DataFrame:
+    """Per item: models that ran it in several epochs, and how many of them flipped.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        One row per (model, item, epoch) with columns ``model``, ``item``,
+        ``epoch`` and ``correct`` (scores in [0, 1], dichotomised at 0.5 as for
+        the 1PL).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by item: ``n_models_repeated`` (models with two or more epochs)
+        and ``n_models_flipped`` (of those, models whose outcome differs
+        between epochs).
+    """
+    passed = long.assign(_pass=(long["correct"].astype(float) >= 0.5).astype(int))
+    per = passed.groupby(["item", "model"], sort=True)["_pass"].agg(["size", "min", "max"])
+    repeated = per["size"] >= 2
+    flipped = repeated & (per["min"] != per["max"])
+    out = pd.DataFrame(
+        {
+            "n_models_repeated": repeated.groupby(level="item").sum(),
+            "n_models_flipped": flipped.groupby(level="item").sum(),
+        }
+    )
+    return out.astype("int64")
+
+
+def item_analysis(
+    responses: pd.DataFrame,
+    *,
+    ability: pd.Series | None = None,
+    flips: pd.DataFrame | None = None,
+    thresholds: ItemThresholds | None = None,
+) -> pd.DataFrame:
+    """Item statistics and flags for every item of a models x items 0/1 matrix.
+
+    Parameters
+    ----------
+    responses : pandas.DataFrame
+        Models (rows) x items (columns), 1 / 0 / NaN (not observed).
+    ability : pandas.Series, optional
+        Model abilities (logits) indexed like the rows; non-finite values (a
+        perfect or zero score) leave the model out. Default: the marginal-ML
+        abilities of :func:`rederive.stats.irt_mml.rasch_mml`, with models of a
+        perfect or zero score left out.
+    flips : pandas.DataFrame, optional
+        :func:`epoch_flips` of the same items; without it (single-epoch data)
+        the flip columns are NaN and never flag.
+    thresholds : ItemThresholds, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by item: ``n_models``, ``n_correct``, ``share_correct``,
+        ``item_rest_r``, ``difficulty_ml`` (the item's ML difficulty given the
+        abilities), ``outfit_mnsq``, ``outfit_zstd``, ``infit_mnsq``,
+        ``infit_zstd``, ``n_fit``, ``n_models_repeated``, ``n_models_flipped``,
+        ``flip_share``, one boolean column per flag of :data:`FLAGS`,
+        ``n_flags`` and ``flags`` (the raised flags joined by ``;``).
+    """
+    thresholds = thresholds or ItemThresholds()
+    y = _matrix(responses)
+    obs = ~np.isnan(y)
+    correct = np.where(obs, y, 0.0).sum(axis=0)
+    seen = obs.sum(axis=0)
+    model_correct = np.where(obs, y, 0.0).sum(axis=1)
+    model_seen = obs.sum(axis=1)
+    extreme_model = (model_correct == 0) | (model_correct == model_seen)
+    if ability is None:
+        from rederive.stats.irt_mml import rasch_mml
+
+        keep = ~extreme_model
+        theta = np.full(y.shape[0], np.nan)
+        if keep.sum() >= 2 and y.shape[1] >= 2:
+            sub = responses.loc[keep]
+            sub = sub.loc[:, sub.notna().any(axis=0)]
+            theta[keep] = rasch_mml(sub).ability.reindex(sub.index).to_numpy()
+    else:
+        theta = ability.reindex(responses.index).to_numpy(dtype=float)
+        theta = np.where(extreme_model | ~np.isfinite(theta), np.nan, theta)
+    informative = np.isfinite(theta)
+    y_inf = np.where(informative[:, None], y, np.nan)
+    n_inf = (~np.isnan(y_inf)).sum(axis=0)
+    enough = n_inf >= thresholds.min_models
+
+    r = np.full(y.shape[1], np.nan)
+    b = np.full(y.shape[1], np.nan)
+    fit = pd.DataFrame(
+        np.nan,
+        index=range(y.shape[1]),
+        columns=["outfit_mnsq", "outfit_zstd", "infit_mnsq", "infit_zstd"],
+    ).assign(n_fit=0)
+    if informative.sum() >= 2:
+        rows = y[informative]
+        r = np.where(enough, item_rest_correlation(rows), np.nan)
+        b = item_difficulty_given_ability(rows, theta[informative])
+        fit = rasch_item_fit(rows, theta[informative], np.where(enough, b, np.nan))
+    out = pd.DataFrame(
+        {
+            "n_models": seen.astype("int64"),
+            "n_correct": correct.astype("int64"),
+            "share_correct": correct / seen,
+            "item_rest_r": r,
+            "difficulty_ml": np.where(np.isfinite(b), b, np.nan),
+        },
+        index=responses.columns,
+    )
+    for column in fit.columns:
+        out[column] = fit[column].to_numpy()
+    out["n_fit"] = out["n_fit"].astype("int64")
+    if flips is not None:
+        f = flips.reindex(responses.columns)
+        out["n_models_repeated"] = f["n_models_repeated"].fillna(0).astype("int64").to_numpy()
+        out["n_models_flipped"] = f["n_models_flipped"].fillna(0).astype("int64").to_numpy()
+    else:
+        out["n_models_repeated"] = 0
+        out["n_models_flipped"] = 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["flip_share"] = np.where(
+            out["n_models_repeated"] > 0, out["n_models_flipped"] / out["n_models_repeated"], np.nan
+        )
+    t = thresholds
+    misfit_out = (out["outfit_mnsq"] > t.mnsq_above) & (out["outfit_zstd"] > t.zstd_above)
+    misfit_in = (out["infit_mnsq"] > t.mnsq_above) & (out["infit_zstd"] > t.zstd_above)
+    out["negative_discrimination"] = out["item_rest_r"] < t.discrimination_below
+    out["misfit"] = misfit_out | misfit_in
+    out["flips_across_epochs"] = out["flip_share"] > t.flip_share_above
+    out["solved_by_none"] = out["n_correct"] == 0
+    out["solved_by_all"] = out["n_correct"] == out["n_models"]
+    flags = out[list(FLAGS)].astype(bool)
+    out[list(FLAGS)] = flags
+    out["n_flags"] = flags.sum(axis=1).astype("int64")
+    out["flags"] = [
+        ";".join(f for f, on in zip(FLAGS, row, strict=True) if on) for row in flags.to_numpy()
+    ]
+    return out
+
+
+def suspect_items(analysis: pd.DataFrame) -> pd.DataFrame:
+    """The flagged items of :func:`item_analysis`, most suspect first.
+
+    Order: by the first flag in :data:`FLAGS` order (a likely wrong key before
+    noise before instability before items no model or every model solves), then
+    more flags first, then the strongest evidence (lowest item-rest correlation,
+    then highest outfit ZSTD), then item order. ``rank`` numbers the rows.
+    """
+    flagged = analysis[analysis["n_flags"] > 0].copy()
+    first = np.argmax(flagged[list(FLAGS)].to_numpy(dtype=bool), axis=1)
+    order = pd.DataFrame(
+        {
+            "first": first,
+            "n_flags": -flagged["n_flags"].to_numpy(),
+            "r": flagged["item_rest_r"].fillna(np.inf).to_numpy(),
+            "z": -flagged["outfit_zstd"].fillna(-np.inf).to_numpy(),
+            "pos": np.arange(len(flagged)),
+        }
+    )
+    idx = order.sort_values(["first", "n_flags", "r", "z", "pos"]).index.to_numpy()
+    out = flagged.iloc[idx]
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out

@@ -1,0 +1,57 @@
+"""Rule ``analyse_benchmark_items``: item analysis of the models x items matrix.
+
+Per item (:func:`rederive.stats.items.item_analysis`): share correct, item-rest
+correlation, Rasch infit/outfit mean-squares and ZSTD against the marginal-ML
+abilities, and the flags - negative discrimination, misfit, flips across epochs
+(from the warehouse's per-epoch rows), solved by none or all. Scores that are
+not 0/1 are dichotomised at 0.5, as for the 1PL (:func:`..irt.dichotomise`).
+
+Writes ``item_analysis.csv`` (every item), ``suspect_items.csv`` (the flagged
+ones, most suspect first) and ``suspect_items.md`` (the first ``n_listed``).
+"""
+
+import pandas as pd
+
+from rederive.io.warehouse import read_only
+from rederive.report.items import with_items, write_suspects_markdown
+from rederive.runner import run
+from rederive.stats.items import ItemThresholds, epoch_flips, item_analysis, suspect_items
+from rederive.studies.benchmark.common import load_scores, write_csv
+from rederive.studies.benchmark.irt import dichotomise
+
+ITEM_COLUMNS = ["item_key", "task", "item_id", "category"]
+
+
+def analyse(
+    matrix: pd.DataFrame, items: pd.DataFrame, long: pd.DataFrame, settings: dict
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(every item, the suspect items), each with the item's task, id and category."""
+    responses, _ = dichotomise(matrix)
+    flips = epoch_flips(long.rename(columns={"item_key": "item"}))
+    stats = item_analysis(responses, flips=flips, thresholds=ItemThresholds.from_config(settings))
+    columns = [c for c in ITEM_COLUMNS if c in items.columns]
+    return (
+        with_items(items[columns], stats, "item_key"),
+        with_items(items[columns], suspect_items(stats), "item_key"),
+    )
+
+
+def main(snakemake):
+    p = snakemake.params
+    matrix, items = load_scores(snakemake.input.db)
+    with read_only(snakemake.input.db) as con:
+        long = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
+    every, suspects = analyse(matrix, items, long, p.settings)
+    write_csv(every, snakemake.output.analysis, float_format="%.4f")
+    write_csv(suspects, snakemake.output.suspects, float_format="%.4f")
+    write_suspects_markdown(
+        suspects,
+        snakemake.output.md,
+        label_columns=["task", "item_id"],
+        n_listed=p.settings["n_listed"],
+        note=p.data_note,
+    )
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    run(main, snakemake)  # noqa: F821
