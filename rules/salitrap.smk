@@ -609,6 +609,79 @@ rule fit_salitrap_irt:
         "../scripts/rederive/studies/salitrap/irt_fit.py"
 
 
+rule analyse_salitrap_items:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        analysis=report(
+            "results/{analysis}/tables/item_analysis.csv",
+            caption="report/salitrap/item_analysis.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        suspects=report(
+            "results/{analysis}/tables/suspect_items.csv",
+            caption="report/salitrap/suspect_items.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        md="results/{analysis}/tables/suspect_items.md",
+    log:
+        "results/logs/{analysis}/items.log",
+    benchmark:
+        "results/benchmarks/{analysis}/items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(600, 60),
+        runtime=job_runtime(15, 0.5),
+    params:
+        metrics=setting("metrics"),
+        settings=setting("item_analysis"),
+        min_n=setting("min_n"),
+        shared_items=setting("shared_items"),
+        partial_share=setting("partial_share"),
+        data_note=data_note,
+    script:
+        "../scripts/rederive/studies/salitrap/item_analysis.py"
+
+
+rule plot_salitrap_items:
+    input:
+        analysis="results/{analysis}/tables/item_analysis.csv",
+        suspects="results/{analysis}/tables/suspect_items.csv",
+    output:
+        png=report(
+            "results/{analysis}/figures/suspect_items.png",
+            caption="report/salitrap/fig_suspect_items.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        pdf="results/{analysis}/figures/suspect_items.pdf",
+    log:
+        "results/logs/{analysis}/plot_items.log",
+    benchmark:
+        "results/benchmarks/{analysis}/plot_items.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("salitrap"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 10),
+        runtime=job_runtime(10, 0.2),
+    params:
+        settings=setting("item_analysis"),
+        item_column="item_id",
+        data_note=data_note,
+        simulated=is_simulated,
+    script:
+        "../scripts/rederive/plots/items.py"
+
+
 rule plot_salitrap_irt:
     input:
         item_params="results/{analysis}/tables/irt_items.csv",

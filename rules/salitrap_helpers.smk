@@ -32,6 +32,8 @@ def salitrap_targets(name):
         f"{tables}/table5_pairs.tex",
         f"{tables}/table6_liberation.tex",
         f"{tables}/table7_interventions.tex",
+        f"{tables}/suspect_items.md",
+        f"results/{name}/figures/suspect_items.png",
         *(
             f"results/{name}/figures/{fig}.{ext}"
             for fig in SALITRAP_FIGURES
