@@ -1,0 +1,290 @@
+"""Reader for evalplus ``evalplus.evaluate`` results (HumanEval+ and MBPP+).
+
+``evalplus.evaluate --samples <model>.jsonl`` runs each sampled solution against
+the original tests ("base") and the extra EvalPlus tests ("plus") and writes
+beside the samples ``<model>_eval_results.json`` (evalplus 0.2–0.3.1) or
+``<model>.eval_results.json`` (later; a samples *folder* gets
+``eval_results.json`` inside it)::
+
+    {"date": ..., "hash": ..., "eval": {task_id: [
+        {"task_id", "solution", "base_status", "plus_status",
+         "base_fail_tests", "plus_fail_tests"}, ...]},
+     "pass_at_k": {"base": {"pass@1": ...}, "plus": {"pass@1": ...}}}
+
+``pass_at_k`` is written only since evalplus's 2024-10-25 change (after 0.3.1,
+which prints it only). Each task's list holds one entry per sample, ordered by
+the sample's position in the samples file (evalplus sorts by ``completion_id``).
+
+How it is read, as evalplus means it:
+
+* **tasks**: the dataset twice, ``<dataset>`` for the base tests and
+  ``<dataset>+`` for base *and* plus tests (evalplus counts a sample as
+  correct on HumanEval+ only when ``base_status == plus_status == "pass"``);
+  the dataset name is the ``task_id`` prefix lowercased (``HumanEval/0`` →
+  ``humaneval``, ``Mbpp/2`` → ``mbpp``).
+* **items**: ``task_id``; **epochs**: the samples of a task, 1, 2, … in list
+  order, averaged within the item downstream, which is evalplus's pass@1
+  (the mean over tasks of ``c/n``).
+* **model**: the file name without its ``eval_results.json`` suffix (evalplus's
+  identifier ``<model>_<backend>_temp_<t>``), or the samples folder's name.
+* a ``--base-only`` evaluation (every ``plus_status`` null) has no plus task:
+  noted in the accounting. A null ``plus_status`` in a file where others are
+  set is a counted exclusion. A status other than ``pass``/``fail``/``timeout``
+  is an :class:`~rederive.errors.InputError`.
+
+References
+----------
+evalplus ``evalplus/evaluate.py`` (result layout, pass@k) and
+``evalplus/eval/__init__.py`` (``PASS``, ``FAIL``, ``TIMEOUT``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from rederive.errors import InputError, relpath
+from rederive.io.accounting import Accounting
+from rederive.io.formats._readkit import (
+    field,
+    files_under,
+    head,
+    json_object,
+    not_a_run,
+    reported_frame,
+)
+from rederive.io.tabular import frame_from_records, graded_row
+
+NAME = "evalplus"
+DESCRIPTION = "evalplus evaluate results (*eval_results.json: base and plus tests per sample)"
+
+RESULTS_RE = re.compile(r"^(?:(?P<model>.+?)[._])?eval_results\.json$")
+# Files evalplus writes beside a results file that are not results: the samples
+# it graded (and codegen's unsanitised .raw.jsonl), and the .bak copy
+# `--i_just_wanna_run` makes of a results file it overwrites.
+BACKUP_RE = re.compile(r"eval_results\.json(?:\.bak)+$")
+STATUS = {"pass": 1.0, "fail": 0.0, "timeout": 0.0}
+TESTS = ("base", "plus")
+
+
+def _model_from(path: Path) -> str | None:
+    match = RESULTS_RE.match(path.name)
+    if match is None:
+        return None
+    return match["model"] or path.parent.name
+
+
+def find_runs(folder: Path) -> list[tuple[str, Path]]:
+    """Each ``*eval_results.json`` below ``folder`` is one run, named by its path.
+
+    The samples a results file was made from (``<model>.jsonl``,
+    ``<model>.raw.jsonl``, or the files of a samples folder holding
+    ``eval_results.json``) and evalplus's ``.bak`` copies are known non-run
+    files; anything else is an :class:`InputError` naming it.
+    """
+    folder = Path(folder)
+    found = files_under(folder)
+    runs = [p for p in found if _model_from(p) is not None]
+    result_dirs = {p.parent for p in runs if p.name == "eval_results.json"}
+    stems = {p.parent / _model_from(p) for p in runs if p.name != "eval_results.json"}
+    for path in found:
+        if path in runs or BACKUP_RE.search(path.name):
+            continue
+        if any(parent in result_dirs for parent in path.parents):
+            continue
+        base = path.name.removesuffix(".jsonl").removesuffix(".raw")
+        if path.suffix == ".jsonl" and path.parent / base in stems:
+            continue
+        if path.suffix == ".jsonl":
+            raise InputError(
+                "evalplus samples without a results file: run `evalplus.evaluate --samples "
+                f"{path.name}` first, or move the file out of the input folder",
+                file=relpath(path),
+            )
+        raise not_a_run(path, NAME, "expected <model>.eval_results.json or its samples")
+    return sorted((_run_name(p, folder), p) for p in runs)
+
+
+def _run_name(path: Path, folder: Path) -> str:
+    rel = path.relative_to(folder)
+    if path.name == "eval_results.json":
+        return str(rel.parent) if str(rel.parent) != "." else folder.name
+    return str(rel.parent / _model_from(path))
+
+
+def detect(path: Path) -> bool:
+    """A file named ``*eval_results.json`` whose JSON starts with evalplus's keys."""
+    path = Path(path)
+    if not path.is_file() or _model_from(path) is None:
+        return False
+    text = head(path).decode("utf-8", errors="replace").lstrip()
+    return text.startswith("{") and '"eval": {' in text and '"hash":' in text
+
+
+def files(path: Path) -> list[Path]:
+    """The results file (the samples are not read: the solutions are in it)."""
+    return [Path(path)]
+
+
+def _dataset(task_ids: list[str], *, file: str) -> str:
+    prefixes = sorted({task_id.split("/", 1)[0] for task_id in task_ids})
+    if len(prefixes) != 1 or "/" not in task_ids[0]:
+        raise InputError(
+            f"task ids should share one dataset prefix like 'HumanEval/' or 'Mbpp/'; found {prefixes}",
+            file=file,
+            field="eval",
+        )
+    return prefixes[0].lower()
+
+
+def _status(sample: dict, key: str, *, file: str, where: str) -> float | None:
+    value = field(sample, key, str, file=file, where=where, nullable=True)
+    if value is None:
+        return None
+    if value not in STATUS:
+        raise InputError(
+            f"status {value!r} is none of {sorted(STATUS)}", file=file, field=f"{where}{key}"
+        )
+    return STATUS[value]
+
+
+def _tests(params: dict) -> tuple[str, ...]:
+    chosen = tuple((params.get(NAME) or {}).get("tests") or TESTS)
+    unknown = sorted(set(chosen) - set(TESTS))
+    if unknown:
+        raise ValueError(f"evalplus.tests: unknown test sets {unknown} (choose from {TESTS})")
+    return chosen
+
+
+def read(path: Path, *, params: dict, accounting: Accounting) -> pd.DataFrame:
+    """Read one evalplus results file into the long reader frame.
+
+    Parameters
+    ----------
+    path : Path
+        ``*eval_results.json``.
+    params : dict
+        ``params["evalplus"]["tests"]``: which of ``base`` and ``plus`` become
+        tasks (default both).
+    accounting : Accounting
+        One row read per (sample, test set); null plus statuses are counted
+        exclusions.
+
+    Returns
+    -------
+    DataFrame
+        :data:`rederive.io.tabular.COLUMNS` plus ``metric`` (``base_status`` or
+        ``base_status+plus_status``).
+    """
+    path = Path(path)
+    name = relpath(path)
+    record = json_object(path)
+    if "eval" not in record:
+        raise InputError("not an evalplus results file", file=name, field="eval")
+    results = field(record, "eval", dict, file=name)
+    if not results:
+        raise InputError("no task was evaluated", file=name, field="eval")
+    dataset = _dataset(list(results), file=name)
+    model = _model_from(path)
+    samples = []
+    for task_id, entries in results.items():
+        where = f"eval.{task_id}"
+        if isinstance(entries, dict):
+            raise InputError(
+                "this is the pre-0.2 evalplus layout ({'nfiles', 'base', 'plus'} per task): "
+                "re-evaluate the samples with evalplus >= 0.2",
+                file=name,
+                field=where,
+            )
+        if not isinstance(entries, list) or not entries:
+            raise InputError("expected a non-empty list of samples", file=name, field=where)
+        for number, sample in enumerate(entries, start=1):
+            at = f"{where}[{number - 1}]."
+            base = _status(sample, "base_status", file=name, where=at)
+            if base is None:
+                raise InputError("base tests have no status", file=name, field=f"{at}base_status")
+            plus = _status(sample, "plus_status", file=name, where=at)
+            solution = field(sample, "solution", str, file=name, where=at, nullable=True)
+            samples.append((task_id, number, base, plus, solution))
+    base_only = all(plus is None for *_, plus, _ in samples)
+    tests = _tests(params)
+    if base_only and "plus" in tests:
+        accounting.notes.append(f"{path.name}: base-only evaluation (no plus_status): no plus task")
+    records, metrics = [], []
+    for task_id, epoch, base, plus, solution in samples:
+        if "base" in tests:
+            accounting.rows_read += 1
+            accounting.rows_used += 1
+            records.append(
+                graded_row(
+                    model,
+                    dataset,
+                    task_id,
+                    base,
+                    name,
+                    epoch=epoch,
+                    category=dataset,
+                    response=solution,
+                )
+            )
+            metrics.append("base_status")
+        if "plus" in tests and not base_only:
+            accounting.rows_read += 1
+            if plus is None:
+                accounting.exclude("plus tests not run (plus_status null)")
+                continue
+            accounting.rows_used += 1
+            # evalplus: correct on the plus dataset only when the base tests pass too.
+            records.append(
+                graded_row(
+                    model,
+                    f"{dataset}+",
+                    task_id,
+                    min(base, plus),
+                    name,
+                    epoch=epoch,
+                    category=f"{dataset}+",
+                    response=solution,
+                )
+            )
+            metrics.append("base_status+plus_status")
+    frame = frame_from_records(records)
+    frame["metric"] = pd.array(metrics, dtype="string")
+    return frame
+
+
+def reported(path: Path, *, params: dict) -> pd.DataFrame:
+    """evalplus's own pass@1 from ``pass_at_k`` (absent before its 2024-10 release)."""
+    path = Path(path)
+    name = relpath(path)
+    record = json_object(path)
+    scores = record.get("pass_at_k")
+    if scores is None:
+        return reported_frame([])
+    scores = field(record, "pass_at_k", dict, file=name)
+    results = field(record, "eval", dict, file=name)
+    dataset = _dataset(list(results), file=name) if results else ""
+    rows = []
+    for test in _tests(params):
+        if test not in scores:
+            continue
+        value = field(
+            field(scores, test, dict, file=name, where="pass_at_k."),
+            "pass@1",
+            (int, float),
+            file=name,
+            where=f"pass_at_k.{test}.",
+        )
+        rows.append(
+            {
+                "model": _model_from(path),
+                "task": dataset if test == "base" else f"{dataset}+",
+                "metric": "pass@1",
+                "filter": test,
+                "value": float(value),
+                "file": name,
+            }
+        )
+    return reported_frame(rows)
