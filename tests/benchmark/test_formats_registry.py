@@ -46,6 +46,14 @@ def mixed_folder(root: Path) -> Path:
     shutil.copy(eee, mixed / eee.name)
     shutil.copy(eee.with_name(eee.name.removesuffix("_samples.jsonl") + ".json"), mixed)
     shutil.copy(FIXTURES / "eval_arena" / "cruxeval_input.jsonl", mixed)
+    helm_run = FIXTURES / "helm" / "benchmark_output" / "runs" / "fixture"
+    shutil.copytree(helm_run / "simple_mcqa:model=helmfix_guesser-b", mixed / "helm" / "run-b")
+    (mixed / "code").mkdir()
+    for name in (
+        "tiny-coder_openai_temp_0.8.eval_results.json",
+        "tiny-coder_openai_temp_0.8.jsonl",
+    ):
+        shutil.copy(FIXTURES / "evalplus" / "0.4.0.dev44" / name, mixed / "code" / name)
     (mixed / "long.csv").write_text("model,item_id,correct\nm1,i1,1\n")
     (mixed / ".DS_Store").write_bytes(b"\x00\x01")
     return mixed
@@ -59,7 +67,9 @@ def test_auto_detects_each_run_and_claims_companion_files(tmp_path):
     assert eee.endswith("_samples.jsonl")
     assert names == [
         ("eval_arena", "cruxeval_input.jsonl"),
+        ("evalplus", "code/tiny-coder_openai_temp_0.8.eval_results.json"),
         ("every_eval_ever", eee),
+        ("helm", "helm/run-b"),
         ("inspect", "logs/mean.eval"),
         ("inspect", "logs/mean.json"),
         ("lm_eval", "lm/dummy-a"),
@@ -67,8 +77,9 @@ def test_auto_detects_each_run_and_claims_companion_files(tmp_path):
         ("matrix", "chembench.csv"),
         ("swebench", "nebius__moonshotai__Kimi-K2.6.test.json"),
     ]
-    # The lm-eval results file and the Every Eval Ever aggregate are parts of runs.
-    assert len(found) == 8
+    # The lm-eval results file, the Every Eval Ever aggregate and the evalplus
+    # samples are parts of runs.
+    assert len(found) == 10
     sources = discover(tmp_path, {"auto": str(mixed)})
     assert "lm_eval-lm_dummy-a" in sources and "matrix-chembench.csv" in sources
     assert {s.format for s in sources.values()} == set(formats.names())

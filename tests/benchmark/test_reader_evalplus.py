@@ -113,7 +113,7 @@ def test_find_runs_accepts_the_samples_beside_the_results():
     assert [name for name, _ in evalplus.find_runs(FIXTURES / "0.3.1")] == [
         "tiny-coder_openai_temp_0.8"
     ]
-    assert evalplus.files(NEW) == [NEW]
+    assert evalplus.files(NEW) == [NEW, NEW.with_name("tiny-coder_openai_temp_0.8.jsonl")]
 
 
 def test_find_runs_names_a_stray_file_and_unevaluated_samples(tmp_path):

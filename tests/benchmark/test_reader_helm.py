@@ -67,7 +67,9 @@ def test_model_task_item_and_response_as_helm_wrote_them():
     assert set(frame["model"]) == {"helmfix/guesser-b"}
     assert set(frame["task"]) == {"simple_mcqa"}
     predictions = json.loads((PLAIN / "display_predictions.json").read_text())
-    expected = {(p["instance_id"], p["train_trial_index"] + 1): p["predicted_text"] for p in predictions}
+    expected = {
+        (p["instance_id"], p["train_trial_index"] + 1): p["predicted_text"] for p in predictions
+    }
     got = {(r.item_id, r.epoch): r.response for r in frame.itertuples()}
     assert got == expected
     # The same instance text for both models: equal doc hashes on the originals.
@@ -208,8 +210,13 @@ def _set_mean(entries, value):
     [
         (lambda e: e[1].pop("train_trial_index"), "[1].train_trial_index", "missing"),
         (lambda e: e[1].update(instance_id=None), "[1].instance_id", "expected str or int"),
-        (lambda e: e[3].update(instance_id=e[0]["instance_id"], train_trial_index=e[0]["train_trial_index"]),
-         "[3].instance_id", "already appears as entry 0"),
+        (
+            lambda e: e[3].update(
+                instance_id=e[0]["instance_id"], train_trial_index=e[0]["train_trial_index"]
+            ),
+            "[3].instance_id",
+            "already appears as entry 0",
+        ),
         (lambda e: e[4].update(stats="x"), "[4].stats", "expected list"),
         (lambda e: _set_mean(e, 3.0), "[2].stats.exact_match.mean", "outside"),
     ],
@@ -243,10 +250,13 @@ def test_metric_not_computed_is_a_counted_exclusion(tmp_path):
 
 
 def test_task_name_drops_model_and_perturbation_arguments():
-    assert helm.task_name("mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2") == (
-        "mmlu:subject=anatomy,method=multiple_choice_joint"
-    )
+    assert helm.task_name(
+        "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2"
+    ) == ("mmlu:subject=anatomy,method=multiple_choice_joint")
     assert helm.task_name("simple_mcqa:model=a,data_augmentation=lower") == "simple_mcqa"
-    assert helm.perturbation_label(
-        {"name": "misspellings", "prob": 0.05, "robustness": True, "computed_on": "perturbed"}
-    ) == "misspellings(prob=0.05)"
+    assert (
+        helm.perturbation_label(
+            {"name": "misspellings", "prob": 0.05, "robustness": True, "computed_on": "perturbed"}
+        )
+        == "misspellings(prob=0.05)"
+    )

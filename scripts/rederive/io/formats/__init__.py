@@ -28,7 +28,9 @@ from types import ModuleType
 from rederive.errors import InputError, relpath
 from rederive.io.formats import (
     eval_arena,
+    evalplus,
     every_eval_ever,
+    helm,
     inspect,
     lm_eval,
     long,
@@ -45,6 +47,8 @@ FORMATS: tuple[ModuleType, ...] = (
     swebench,
     every_eval_ever,
     eval_arena,
+    helm,
+    evalplus,
 )
 
 AUTO = "auto"

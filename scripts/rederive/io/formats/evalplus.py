@@ -124,8 +124,18 @@ def detect(path: Path) -> bool:
 
 
 def files(path: Path) -> list[Path]:
-    """The results file (the samples are not read: the solutions are in it)."""
-    return [Path(path)]
+    """The results file, and the samples file it was graded from when it is beside it.
+
+    Only the results file is read (it holds each solution); the samples are
+    listed so that auto mode knows they belong to this run and a re-generated
+    samples file re-runs the ingest.
+    """
+    path = Path(path)
+    model = _model_from(path)
+    samples = [path.parent / f"{model}{suffix}" for suffix in (".jsonl", ".raw.jsonl")]
+    if path.name == "eval_results.json":
+        samples = []
+    return [path, *(p for p in samples if p.is_file())]
 
 
 def _dataset(task_ids: list[str], *, file: str) -> str:
