@@ -54,6 +54,7 @@ def mixed_folder(root: Path) -> Path:
         "tiny-coder_openai_temp_0.8.jsonl",
     ):
         shutil.copy(FIXTURES / "evalplus" / "0.4.0.dev44" / name, mixed / "code" / name)
+    shutil.copytree(FIXTURES / "lighteval" / "out", mixed / "lighteval")
     (mixed / "long.csv").write_text("model,item_id,correct\nm1,i1,1\n")
     (mixed / ".DS_Store").write_bytes(b"\x00\x01")
     return mixed
@@ -72,14 +73,16 @@ def test_auto_detects_each_run_and_claims_companion_files(tmp_path):
         ("helm", "helm/run-b"),
         ("inspect", "logs/mean.eval"),
         ("inspect", "logs/mean.json"),
+        ("lighteval", "lighteval/details/dummy-a/2026-12-03T11-27-25.803614"),
+        ("lighteval", "lighteval/details/dummy-b/2026-12-03T11-27-26.211713"),
         ("lm_eval", "lm/dummy-a"),
         ("long", "long.csv"),
         ("matrix", "chembench.csv"),
         ("swebench", "nebius__moonshotai__Kimi-K2.6.test.json"),
     ]
-    # The lm-eval results file, the Every Eval Ever aggregate and the evalplus
-    # samples are parts of runs.
-    assert len(found) == 10
+    # The lm-eval results file, the Every Eval Ever aggregate, the evalplus
+    # samples and the lighteval results files are parts of runs.
+    assert len(found) == 12
     sources = discover(tmp_path, {"auto": str(mixed)})
     assert "lm_eval-lm_dummy-a" in sources and "matrix-chembench.csv" in sources
     assert {s.format for s in sources.values()} == set(formats.names())

@@ -32,6 +32,7 @@ from rederive.io.formats import (
     every_eval_ever,
     helm,
     inspect,
+    lighteval,
     lm_eval,
     long,
     matrix,
@@ -49,6 +50,7 @@ FORMATS: tuple[ModuleType, ...] = (
     eval_arena,
     helm,
     evalplus,
+    lighteval,
 )
 
 AUTO = "auto"
