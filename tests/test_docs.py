@@ -311,6 +311,14 @@ def _fill(folder: Path, fixture: str) -> Path:
     elif fixture == "eval_arena":
         (folder / "eval_arena").mkdir(exist_ok=True)
         shutil.copy(FIXTURES / "eval_arena" / "cruxeval_input.jsonl", folder / "eval_arena")
+    elif fixture == "helm":
+        shutil.copytree(FIXTURES / "helm" / "benchmark_output", folder / "helm", dirs_exist_ok=True)
+    elif fixture == "evalplus":
+        shutil.copytree(
+            FIXTURES / "evalplus" / "0.4.0.dev44", folder / "evalplus", dirs_exist_ok=True
+        )
+    elif fixture == "lighteval":
+        shutil.copytree(FIXTURES / "lighteval" / "out", folder / "lighteval", dirs_exist_ok=True)
     elif fixture == "auto":
         shutil.copytree(
             FIXTURES / "lm_eval" / "out", folder / "auto" / "lm_eval", dirs_exist_ok=True
