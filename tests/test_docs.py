@@ -319,6 +319,10 @@ def _fill(folder: Path, fixture: str) -> Path:
         )
     elif fixture == "lighteval":
         shutil.copytree(FIXTURES / "lighteval" / "out", folder / "lighteval", dirs_exist_ok=True)
+    elif fixture == "opencompass":
+        shutil.copytree(
+            FIXTURES / "opencompass" / "outputs", folder / "opencompass", dirs_exist_ok=True
+        )
     elif fixture == "auto":
         shutil.copytree(
             FIXTURES / "lm_eval" / "out", folder / "auto" / "lm_eval", dirs_exist_ok=True

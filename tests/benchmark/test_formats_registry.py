@@ -55,6 +55,8 @@ def mixed_folder(root: Path) -> Path:
     ):
         shutil.copy(FIXTURES / "evalplus" / "0.4.0.dev44" / name, mixed / "code" / name)
     shutil.copytree(FIXTURES / "lighteval" / "out", mixed / "lighteval")
+    oc_results = next((FIXTURES / "opencompass" / "outputs").iterdir()) / "results"
+    shutil.copytree(oc_results / "guesser-a", mixed / "oc" / "results" / "guesser-a")
     (mixed / "long.csv").write_text("model,item_id,correct\nm1,i1,1\n")
     (mixed / ".DS_Store").write_bytes(b"\x00\x01")
     return mixed
@@ -78,11 +80,13 @@ def test_auto_detects_each_run_and_claims_companion_files(tmp_path):
         ("lm_eval", "lm/dummy-a"),
         ("long", "long.csv"),
         ("matrix", "chembench.csv"),
+        ("opencompass", "oc/results/guesser-a/parity.json"),
+        ("opencompass", "oc/results/guesser-a/parity_rep.json"),
         ("swebench", "nebius__moonshotai__Kimi-K2.6.test.json"),
     ]
     # The lm-eval results file, the Every Eval Ever aggregate, the evalplus
     # samples and the lighteval results files are parts of runs.
-    assert len(found) == 12
+    assert len(found) == 14
     sources = discover(tmp_path, {"auto": str(mixed)})
     assert "lm_eval-lm_dummy-a" in sources and "matrix-chembench.csv" in sources
     assert {s.format for s in sources.values()} == set(formats.names())

@@ -36,6 +36,7 @@ from rederive.io.formats import (
     lm_eval,
     long,
     matrix,
+    opencompass,
     swebench,
 )
 
@@ -51,6 +52,7 @@ FORMATS: tuple[ModuleType, ...] = (
     helm,
     evalplus,
     lighteval,
+    opencompass,
 )
 
 AUTO = "auto"
