@@ -340,6 +340,14 @@ def _entries(path: Path) -> tuple[list, str]:
         raise InputError("expected a JSON list of per-instance entries", file=name)
     if not entries:
         raise InputError("no per-instance entries", file=name)
+    for number, entry in enumerate(entries):
+        where = f"[{number}]."
+        stats = field(entry, "stats", list, file=name, where=where)
+        for index, stat in enumerate(stats):
+            at = f"{where}stats[{index}]."
+            stat_name = field(stat, "name", dict, file=name, where=at)
+            field(stat_name, "name", str, file=name, where=f"{at}name.")
+            field(stat_name, "split", str, file=name, where=f"{at}name.")
     return entries, name
 
 
