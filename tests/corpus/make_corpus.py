@@ -41,7 +41,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "raw"
-INSPECT_FIXTURES = REPO / "tests" / "benchmark" / "fixtures" / "inspect"
+BENCH_FIXTURES = REPO / "tests" / "benchmark" / "fixtures"
+INSPECT_FIXTURES = BENCH_FIXTURES / "inspect"
 BAD_LINE = 3  # the record each line-level case breaks (1-based)
 JUNK_VALUES = {
     "null": None,
@@ -142,8 +143,12 @@ def _readers() -> dict[str, Callable[[Path], object]]:
 
         return call
 
+    bench_defaults = _config("benchmark")
+
     def bench(fmt, **inspect):
-        params = {"lm_eval": {"filter": None, "metrics": ["acc"]}, "inspect": inspect}
+        # Every format's option block at its default, as an analysis passes them.
+        params = {k: v for k, v in bench_defaults.items() if isinstance(v, dict)}
+        params |= {"lm_eval": {"filter": None, "metrics": ["acc"]}, "inspect": inspect}
 
         def read(path):
             files = sorted(path.glob("*.json*")) if fmt == "lm_eval" and path.is_dir() else [path]
@@ -193,6 +198,11 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "inspect": bench("inspect"),
         "inspect_json": bench("inspect", scorer="match"),
         "bench_items": quiet(lambda p: read_item_metadata(p)),
+        "swebench": bench("swebench"),
+        "every_eval_ever": bench("every_eval_ever"),
+        "eval_arena": bench("eval_arena"),
+        "evalplus": bench("evalplus"),
+        "opencompass": bench("opencompass"),
     }
 
 
@@ -272,6 +282,38 @@ def _bases() -> dict[str, tuple[str, bytes, str]]:
         "lm_eval_samples": ("samples_t_2024-06-01T12-00-00.000001.jsonl", samples, "jsonl"),
         "lm_eval_results": ("results_2024-06-01T12-00-00.000001.json", results, "json"),
         "inspect_json": ("log.json", (INSPECT_FIXTURES / "0.3.285/mean.json").read_bytes(), "json"),
+        # Real tool outputs (tests/benchmark/fixtures/, each with how it was made).
+        "swebench": (
+            "kimi.test.json",
+            (
+                BENCH_FIXTURES / "swebench/public/baseline_no_enhancement.iteration3.json"
+            ).read_bytes(),
+            "json",
+        ),
+        "every_eval_ever": (
+            "samples.jsonl",
+            _head(next((BENCH_FIXTURES / "every_eval_ever/data").rglob("*_samples.jsonl")), 8),
+            "jsonl",
+        ),
+        "eval_arena": (
+            "arena.jsonl",
+            _head(BENCH_FIXTURES / "eval_arena/cruxeval_input.jsonl", 8),
+            "jsonl",
+        ),
+        "evalplus": (
+            "tiny.eval_results.json",
+            (
+                BENCH_FIXTURES / "evalplus/0.4.0.dev44/tiny-coder_openai_temp_0.8.eval_results.json"
+            ).read_bytes(),
+            "json",
+        ),
+        "opencompass": (
+            "parity.json",
+            next(
+                (BENCH_FIXTURES / "opencompass/outputs").rglob("results/guesser-a/parity.json")
+            ).read_bytes(),
+            "json",
+        ),
         "bench_items": (
             "items.csv",
             b"item_id,category\n0,organic\n1,inorganic\n2,organic\n",

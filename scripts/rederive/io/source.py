@@ -138,7 +138,33 @@ def read_json(path: str | Path):
             f"malformed JSON ({exc.msg} at column {exc.colno})", file=relpath(path), line=exc.lineno
         ) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply", file=relpath(path)) from None
+        raise InputError(
+            "JSON nested too deeply", file=relpath(path), line=_deep_line(text)
+        ) from None
+
+
+def _deep_line(text: str, limit: int = 500) -> int | None:
+    """1-based line where brackets outside strings first nest ``limit`` deep."""
+    depth, line, in_string, escaped = 0, 1, False, False
+    for char in text:
+        if char == "\n":
+            line += 1
+        elif in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth >= limit:
+                return line
+        elif char in "]}":
+            depth -= 1
+    return None
 
 
 class CsvRows:
