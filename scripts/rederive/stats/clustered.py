@@ -12,11 +12,15 @@ denominator totals, ``N = Σ x``), and the clustered variance is
 ``C`` the clusters with a positive denominator: Miller (2024, eq. 4) with the
 small-sample factor ``C / (C − 1)``, the same number statsmodels' cluster-robust
 covariance (``cov_type="cluster"``) gives for an intercept-only regression of the
-denominator rows. The interval is ``R̂ ± t_{C−1} · SE`` and the test of a paired
-difference is the Wald statistic referred to ``t`` with ``C − 1`` degrees of
-freedom (Cameron & Miller 2015, §VI): with few clusters the percentile cluster
-bootstrap under-covers (0.93 at 30 clusters, ``bench/coverage.py``); this
-interval covers ≥ 0.94 from 20 clusters up.
+denominator rows. The interval of a paired difference is ``d̂ ± t_{C−1} · SE``
+and its test the Wald statistic referred to ``t`` with ``C − 1`` degrees of
+freedom (Cameron & Miller 2015, §VI). A rate near 0 or 1 is skewed, so its
+interval is the Wilson score interval on the effective sample size
+``n_eff = R̂(1 − R̂) / SE²`` (at most the rows ``n``: a design effect below 1 is
+not credited) with the ``t_{C−1}`` quantile in place of ``z`` (Korn & Graubard
+1998; Dean & Pagano 2015). With few clusters the percentile cluster bootstrap
+under-covers (0.90–0.93 at 20–30 clusters); these cover ≥ 0.944 from 20
+clusters up (``bench/coverage.py``, bench/README.md).
 
 A paired difference ``R_a − R_b`` of two columns estimated on the same rows has
 ``v_c = v_ca − v_cb``: clusters in which both models do well or badly cancel,
@@ -29,6 +33,12 @@ Miller, E. (2024). Adding error bars to evals: a statistical approach to languag
     model evaluations. arXiv:2411.00640 (§2.2 clustered SE, §3.2 paired differences).
 Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust
     inference. *Journal of Human Resources*, 50(2), 317–372.
+Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
+    expected number of positive counts estimated from survey data. *Survey
+    Methodology*, 24(2), 193–201.
+Dean, N. & Pagano, M. (2015). Evaluating confidence interval methods for binomial
+    proportions in clustered surveys. *Journal of Survey Statistics and
+    Methodology*, 3(4), 484–503.
 McNemar, Q. (1947). Note on the sampling error of the difference between correlated
     proportions or percentages. *Psychometrika*, 12(2), 153–157.
 """
@@ -38,12 +48,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
-from rederive.stats.bootstrap import sum_by_cluster
+from rederive.stats.bootstrap import RatioBootstrap, sum_by_cluster
 
 #: ``ci_method`` / ``p_method`` wording, shared so the tables say the same thing.
 T_METHOD = "clustered SE (C/(C-1)), t with C-1 df"
+WILSON_METHOD = "clustered Wilson (effective n from the clustered SE, t with C-1 df)"
 MCNEMAR = "exact McNemar (binomial on discordant items)"
 PAIRED_T = "paired t on item differences"
 
@@ -71,6 +83,17 @@ class ClusteredRatio:
     n_clusters: np.ndarray
     scores: np.ndarray
     present: np.ndarray
+
+
+@dataclass(frozen=True)
+class RatioEstimates(RatioBootstrap):
+    """A ratio bootstrap plus the clustered linearisation of the same columns.
+
+    ``clustered`` gives intervals and paired tests their clustered SE; the
+    replicates give the percentile bootstrap interval kept beside them.
+    """
+
+    clustered: ClusteredRatio | None = None
 
 
 def _variance(sum_sq: np.ndarray, n_clusters: np.ndarray) -> np.ndarray:
@@ -152,12 +175,52 @@ def t_interval(estimate, se, n_clusters, level: float = 0.95) -> tuple[np.ndarra
     return est - half, est + half
 
 
+def rate_wilson(fit: ClusteredRatio, den, level: float = 0.95):
+    """:func:`clustered_wilson` of every column of ``fit`` (``den``: its row denominators)."""
+    n_rows = np.asarray(den, dtype=float).reshape(len(den), -1).sum(axis=0)
+    return clustered_wilson(fit.estimate, fit.se, n_rows, fit.n_clusters, level)
+
+
+def clustered_wilson(
+    estimate, se, n_rows, n_clusters, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of a clustered rate on its effective sample size.
+
+    ``n_eff = R̂(1 − R̂) / SE²`` capped at ``n_rows`` (and ``n_rows`` itself where
+    the SE is 0, i.e. at R̂ = 0 or 1), critical value ``t_{C−1, (1+level)/2}``.
+    NaN where the rate or the SE is missing (fewer than 2 clusters).
+
+    Parameters
+    ----------
+    estimate, se : array_like
+        Rate (a proportion) and its clustered SE (:func:`clustered_ratio`).
+    n_rows : array_like
+        Denominator rows behind each rate.
+    n_clusters : array_like of int
+    """
+    p = np.asarray(estimate, dtype=float)
+    se = np.asarray(se, dtype=float)
+    n = np.asarray(n_rows, dtype=float)
+    df = np.asarray(n_clusters, dtype=float) - 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_eff = np.where(se > 0, np.minimum(n, p * (1 - p) / se**2), n)
+        crit = stats.t.ppf(0.5 + level / 2.0, np.where(df >= 1, df, np.nan))
+        z2 = crit**2
+        centre = (p + z2 / (2 * n_eff)) / (1 + z2 / n_eff)
+        half = crit * np.sqrt(p * (1 - p) / n_eff + z2 / (4 * n_eff**2)) / (1 + z2 / n_eff)
+    bad = np.isnan(p) | np.isnan(se) | ~(n > 0)
+    lo = np.where(bad, np.nan, np.clip(centre - half, 0.0, 1.0))
+    hi = np.where(bad, np.nan, np.clip(centre + half, 0.0, 1.0))
+    return lo, hi
+
+
 def t_pvalue(estimate, se, n_clusters) -> np.ndarray:
     """Two-sided p of the Wald statistic ``estimate / se`` against ``t`` with C − 1 df.
 
-    A zero SE (every cluster differs by exactly the mean) gives p = 1 for a zero
-    difference and NaN otherwise: the data then carry no variance to test against,
-    and NaN keeps the comparison out of the BH family rather than at p = 0.
+    A zero SE (every cluster shows exactly the mean difference) gives p = 1 for a
+    zero difference and p = 0 otherwise, the limit of the statistic (as
+    ``scipy.stats.ttest_1samp`` gives on constant non-zero differences): the data show
+    the difference without any spread.
     """
     est = np.asarray(estimate, dtype=float)
     se = np.asarray(se, dtype=float)
@@ -165,7 +228,7 @@ def t_pvalue(estimate, se, n_clusters) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.abs(est) / se
         p = 2.0 * stats.t.sf(t, np.where(df >= 1, df, np.nan))
-    p = np.where(se == 0, np.where(est == 0, 1.0, np.nan), p)
+    p = np.where(se == 0, np.where(est == 0, 1.0, 0.0), p)
     return np.where(np.isnan(est) | np.isnan(se), np.nan, p)
 
 
@@ -182,3 +245,41 @@ def mcnemar_exact(a_only, b_only) -> np.ndarray:
     n = a + b
     p = 2.0 * stats.binom.cdf(np.minimum(a, b), n, 0.5)
     return np.where(n == 0, 1.0, np.minimum(p, 1.0))
+
+
+def pairwise_t(fit: ClusteredRatio, names, columns=None, level: float = 0.95) -> pd.DataFrame:
+    """All unordered pairs of ``columns`` of ``fit``: clustered t interval and test.
+
+    Pairs come in the order of :func:`rederive.stats.bootstrap.pairwise_differences`
+    (``numpy.triu_indices``), so the two frames line up row by row.
+
+    Parameters
+    ----------
+    fit : ClusteredRatio
+    names : sequence of str
+        Name of each column in ``columns`` (the pair's ``a`` and ``b``).
+    columns : array_like of int, optional
+        Columns of ``fit`` in table order; default all, in order.
+
+    Returns
+    -------
+    DataFrame
+        ``a, b, diff, se, t_low, t_high, p_value, n_clusters`` (fractions, as ``fit``).
+    """
+    names = list(names)
+    columns = np.arange(len(names)) if columns is None else np.asarray(columns, dtype=np.intp)
+    ia, ib = np.triu_indices(len(names), k=1)
+    diff, se, n_clusters = paired_differences(fit, columns[ia], columns[ib])
+    lo, hi = t_interval(diff, se, n_clusters, level)
+    return pd.DataFrame(
+        {
+            "a": [names[i] for i in ia],
+            "b": [names[j] for j in ib],
+            "diff": diff,
+            "se": se,
+            "t_low": lo,
+            "t_high": hi,
+            "p_value": t_pvalue(diff, se, n_clusters),
+            "n_clusters": n_clusters,
+        }
+    )
