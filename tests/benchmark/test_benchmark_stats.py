@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from benchmark_formats import CHEMBENCH, REPO
+from scipy import stats
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
 from rederive.io.tabular import read_matrix_csv
-from rederive.stats.clustered import MCNEMAR, T_METHOD
+from rederive.stats.clustered import MCNEMAR, T_METHOD, WILSON_METHOD
 from rederive.studies.benchmark import accuracy, pairwise
 from rederive.studies.benchmark.common import clusters_for
 from rederive.studies.benchmark.warehouse import build_tables
@@ -80,6 +81,17 @@ def test_clustered_interval_is_wider_for_correlated_items():
     np.testing.assert_allclose(ratio.to_numpy(), np.sqrt(10), rtol=0.12)
     assert (grouped["n_clusters"] == 40).all()
     assert clusters_for(items, "none") is None
+    # With clusters the printed interval is the clustered Wilson; identical items in
+    # a cluster make it the Wilson interval on the 40 cluster values: clustered
+    # SE² = p(1 - p)/39 (the C/(C - 1) factor), so effective n 39, t with 39 df.
+    assert set(grouped["method"]) == {WILSON_METHOD} and set(flat["method"]) == {accuracy.METHOD}
+    p = base.sum(axis=0) / 40
+    t, n = stats.t.ppf(0.975, 39), 39
+    centre = (p + t**2 / (2 * n)) / (1 + t**2 / n)
+    half = t * np.sqrt(p * (1 - p) / n + t**2 / (4 * n**2)) / (1 + t**2 / n)
+    got = grouped.set_index("model").loc[["a", "b", "c"]]
+    np.testing.assert_allclose(got["ci_low_pct"], np.round(100 * (centre - half), 1), atol=0.051)
+    np.testing.assert_allclose(got["ci_high_pct"], np.round(100 * (centre + half), 1), atol=0.051)
 
 
 @pytest.fixture(scope="module")
