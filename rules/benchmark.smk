@@ -143,6 +143,7 @@ rule compare_benchmark_models:
         n_boot=setting("bootstrap", "n_boot"),
         seed=setting("bootstrap", "seed"),
         fdr_q=setting("fdr_q"),
+        ci_level=setting("bootstrap", "level"),
         cluster_by=setting("cluster_by"),
         data_note=data_note,
         min_n=setting("min_n"),

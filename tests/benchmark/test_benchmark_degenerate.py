@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rederive.stats.clustered import MCNEMAR, PAIRED_T
 from rederive.stats.small_n import SMALL_N, small_n_flags
 from rederive.studies.benchmark import accuracy, irt, pairwise
 
@@ -37,6 +38,10 @@ def test_one_item_model_is_flagged_unranked_and_out_of_bh():
     assert not pairs.loc[with_tiny, "significant"].any()
     rest = pairs[~with_tiny].iloc[0]
     assert rest["q_value"] == pytest.approx(rest["p_value"])
+    # Tiny misses items: its pairs cannot use McNemar (the difference is over each
+    # model's own items), so they take the paired t; the complete pair is exact.
+    assert set(pairs.loc[with_tiny, "p_method"]) == {PAIRED_T}
+    assert rest["p_method"] == MCNEMAR
     rank = pairwise.ranking(acc, pairs).set_index("model")
     assert rank.loc["Tiny", "rank"] == "small n" and rank.loc["Tiny", SMALL_N]
     assert rank.loc["Strong", "rank"] == "1" and rank.loc["Weak", "rank"] == "2"

@@ -5,8 +5,8 @@ References and tolerances:
   column means of the matrix): |diff| ≤ 1e-12;
 * the item-bootstrap SE of a proportion ≈ the binomial SE sqrt(p(1−p)/n): within 8%
   relative with B = 2000 (the Monte-Carlo error of an SD from 2000 draws is ~1.6%);
-* the paired bootstrap p-value ≈ McNemar's asymptotic test (the same paired
-  hypothesis on the discordant items): |Δp| ≤ 0.04 for every pair with p_McNemar > 1e-3;
+* the pair p-value = the exact McNemar test, scipy ``binomtest`` on the discordant
+  items: relative 1e-10;
 * BH q-values = statsmodels ``multipletests(method="fdr_bh")`` exactly.
 """
 
@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from benchmark_formats import CHEMBENCH, REPO
-from statsmodels.stats.contingency_tables import mcnemar
+from scipy import stats
+from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
 from rederive.io.tabular import read_matrix_csv
+from rederive.stats.clustered import MCNEMAR, T_METHOD, WILSON_METHOD
 from rederive.studies.benchmark import accuracy, pairwise
 from rederive.studies.benchmark.common import clusters_for
 from rederive.studies.benchmark.warehouse import build_tables
@@ -79,6 +81,17 @@ def test_clustered_interval_is_wider_for_correlated_items():
     np.testing.assert_allclose(ratio.to_numpy(), np.sqrt(10), rtol=0.12)
     assert (grouped["n_clusters"] == 40).all()
     assert clusters_for(items, "none") is None
+    # With clusters the printed interval is the clustered Wilson; identical items in
+    # a cluster make it the Wilson interval on the 40 cluster values: clustered
+    # SE² = p(1 - p)/39 (the C/(C - 1) factor), so effective n 39, t with 39 df.
+    assert set(grouped["method"]) == {WILSON_METHOD} and set(flat["method"]) == {accuracy.METHOD}
+    p = base.sum(axis=0) / 40
+    t, n = stats.t.ppf(0.975, 39), 39
+    centre = (p + t**2 / (2 * n)) / (1 + t**2 / n)
+    half = t * np.sqrt(p * (1 - p) / n + t**2 / (4 * n**2)) / (1 + t**2 / n)
+    got = grouped.set_index("model").loc[["a", "b", "c"]]
+    np.testing.assert_allclose(got["ci_low_pct"], np.round(100 * (centre - half), 1), atol=0.051)
+    np.testing.assert_allclose(got["ci_high_pct"], np.round(100 * (centre + half), 1), atol=0.051)
 
 
 @pytest.fixture(scope="module")
@@ -98,18 +111,34 @@ def test_pairwise_difference_is_accuracy_difference(pairs, acc_table):
     )
 
 
-def test_pairwise_p_agrees_with_mcnemar(pairs):
+def test_pairwise_p_is_exact_mcnemar(pairs):
+    # ChemBench: unclustered 0/1 scores, every model on every item: the exact
+    # McNemar test, i.e. a binomial test on the discordant items (scipy), not a
+    # bootstrap p stuck at its floor 1/(B + 1).
     reference = np.array(
         [
-            mcnemar([[0, a], [b, 0]], exact=False, correction=False).pvalue
+            binomtest(int(a), int(a + b), 0.5).pvalue if a + b else 1.0
             for a, b in zip(pairs["a_only"], pairs["b_only"], strict=True)
         ]
     )
-    mask = reference > 1e-3
-    assert mask.sum() > 30
-    assert np.max(np.abs(pairs["p_value"].to_numpy()[mask] - reference[mask])) <= 0.04
-    # Where McNemar is overwhelming the bootstrap sits at its floor 1/(B+1).
-    assert pairs["p_value"].to_numpy()[reference < 1e-6] == pytest.approx(1 / 2001)
+    np.testing.assert_allclose(pairs["p_value"], reference, rtol=1e-10, atol=0)
+    assert set(pairs["p_method"]) == {MCNEMAR}
+    assert set(pairs["ci_method"]) == {pairwise.BOOT_METHOD}
+    assert (pairs["p_value"] < 1 / 2001).sum() > 100
+    assert pairs["p_value"].nunique() > 200
+
+
+def test_clustered_pairs_use_the_clustered_t(chembench):
+    matrix, _ = chembench
+    groups = np.arange(len(matrix)) // 10
+    pairs = pairwise.pairwise(matrix, groups, n_boot=500, seed=7, fdr_q=0.05)
+    assert set(pairs["p_method"]) == {T_METHOD} and set(pairs["ci_method"]) == {T_METHOD}
+    assert (pairs["n_clusters"] == groups.max() + 1).all()
+    # The t interval and the Wald p agree: p < 0.05 exactly when 0 is outside.
+    outside = (pairs["ci_low_pct"] > 0.05) | (pairs["ci_high_pct"] < -0.05)
+    inside = (pairs["ci_low_pct"] < -0.05) & (pairs["ci_high_pct"] > 0.05)
+    assert (pairs.loc[outside, "p_value"] < 0.05).all()
+    assert (pairs.loc[inside, "p_value"] > 0.05).all()
 
 
 def test_bh_q_values_are_statsmodels(pairs):

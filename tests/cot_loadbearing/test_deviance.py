@@ -114,3 +114,75 @@ def test_fit_reports_parameters():
     fit = fit_ordinal(y, x)
     assert fit.n_params == 1
     assert fit.loglik <= 0
+
+
+def _clustered_ordinal(seed=4, n_clusters=400, size=5, sd=1.5):
+    """Ordinal outcome with a shared problem effect: rows of one cluster correlate."""
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(n_clusters), size)
+    # The covariate varies between clusters only, so clustering matters for it.
+    x = rng.normal(size=n_clusters)[groups]
+    noise = rng.normal(0, sd, n_clusters)[groups] + rng.logistic(size=groups.size)
+    y = np.digitize(0.4 * x + noise, [-0.5, 1.2])
+    return y, pd.DataFrame({"x": x}), groups.astype(str)
+
+
+def test_cluster_sandwich_equals_statsmodels_cluster_covariance():
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    from rederive.studies.cot_loadbearing.deviance import cluster_sandwich
+
+    y, design, groups = _clustered_ordinal()
+    fit = fit_ordinal(y, design, groups=groups)
+    endog = pd.Series(pd.Categorical(y, categories=[0, 1, 2], ordered=True))
+    model = OrderedModel(endog, design, distr="logit")
+    robust = model.fit(
+        start_params=fit.params.to_numpy(),
+        method="bfgs",
+        disp=False,
+        gtol=1e-7,
+        cov_type="cluster",
+        cov_kwds={"groups": groups, "use_correction": False},
+    )
+    g = np.unique(groups).size
+    # use_correction=False leaves out G/(G-1); ours carries it.
+    np.testing.assert_allclose(
+        fit.cov_cluster, robust.cov_params().to_numpy() * g / (g - 1), rtol=1e-8
+    )
+    plain = model.fit(start_params=fit.params.to_numpy(), method="bfgs", disp=False, gtol=1e-7)
+    np.testing.assert_allclose(fit.cov, plain.cov_params().to_numpy(), rtol=1e-8)
+    bread, sandwich, n = cluster_sandwich(model, fit.params.to_numpy(), groups)
+    assert n == g == fit.n_clusters
+    np.testing.assert_allclose(sandwich, fit.cov_cluster, rtol=1e-12)
+
+
+def test_clustered_wald_shrinks_with_correlated_rows_not_without():
+    y, design, groups = _clustered_ordinal()
+    clustered = sequential_deviance(y, {"x": design}, groups=groups).iloc[0]
+    # Between-cluster covariate, 5 rows per cluster with a strong shared effect:
+    # the model-based Wald overstates the evidence severalfold.
+    assert clustered["design_effect"] > 1.8
+    assert clustered["p_cluster"] > clustered["p_value"]
+    assert clustered["n_clusters"] == 400
+    # Every row its own cluster: the sandwich is the robust (HC) covariance, about
+    # the model-based one for a correctly specified model.
+    rng = np.random.default_rng(9)
+    x = pd.DataFrame({"x": rng.normal(size=2000)})
+    y2 = np.digitize(0.4 * x["x"].to_numpy() + rng.logistic(size=2000), [-0.5, 1.2])
+    alone = sequential_deviance(y2, {"x": x}, groups=np.arange(2000)).iloc[0]
+    assert alone["design_effect"] == pytest.approx(1.0, abs=0.1)
+    # Without groups the Wald columns stay empty, the LR columns unchanged.
+    plain = sequential_deviance(y, {"x": design}).iloc[0]
+    assert np.isnan(plain["wald_cluster"]) and np.isnan(plain["p_cluster"])
+    assert plain["delta_deviance"] == pytest.approx(clustered["delta_deviance"], abs=1e-6)
+
+
+def test_model_based_wald_equals_statsmodels_wald_test():
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    y, design, groups = _clustered_ordinal()
+    row = sequential_deviance(y, {"x": design}, groups=groups).iloc[0]
+    endog = pd.Series(pd.Categorical(y, categories=[0, 1, 2], ordered=True))
+    res = OrderedModel(endog, design, distr="logit").fit(method="bfgs", disp=False, gtol=1e-7)
+    ref = res.wald_test("x = 0", scalar=True)
+    assert row["wald_model"] == pytest.approx(float(ref.statistic), rel=1e-5)

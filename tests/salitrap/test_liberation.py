@@ -66,4 +66,9 @@ def test_denominators_exclude_missing_requeries_and_ignore_non_sc_items():
     assert (d2_a.sc_cases, d2_a.numerator, d2_a.denominator) == (2, 1, 1)
     d1_b = table.loc[("d1", "B")]
     assert (d1_b.sc_cases, d1_b.numerator, d1_b.denominator) == (2, 2, 2)
-    assert d1_b.ci_low <= d1_b.percent <= d1_b.ci_high
+    assert d1_b.boot_low <= d1_b.percent <= d1_b.boot_high
+    # Both d1 SC items share seed s0: one cluster has no clustered SE, so no
+    # interval (the bootstrap's [100, 100] is a point mass, not an interval).
+    assert d1_b.n_clusters == 1 and pd.isna(d1_b.ci_low) and pd.isna(d1_b.ci_high)
+    over = table.loc[("overall", "B")]
+    assert over.n_clusters == 3 and over.ci_low <= over.percent <= over.ci_high

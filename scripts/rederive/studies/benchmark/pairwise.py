@@ -1,9 +1,18 @@
 """Rule ``analyse_benchmark_pairwise``: every model pair compared item by item,
-with bootstrap p-values, Benjamini–Hochberg q-values, and a ranking that shows
-which models cannot be separated.
+with a paired test, Benjamini–Hochberg q-values, and a ranking that shows which
+models cannot be separated.
 
 All models share one bootstrap resample of items (or clusters), so each pairwise
-difference is paired by item: the items both models saw, drawn together. Ranks
+difference is paired by item: the items both models saw, drawn together. The
+p-value comes from a test with resolution, not from the resamples (whose floor
+1/(B + 1) would make BH rank the clearest pairs as ties): the exact McNemar test
+on the discordant items for unclustered 0/1 scores of two fully scored models,
+else the clustered Wald statistic against t with C − 1 df
+(:mod:`rederive.stats.clustered`; each item its own cluster without
+``cluster_by``, which is the paired t test). The interval is the percentile
+bootstrap without clusters and the clustered t interval with them (the
+percentile cluster bootstrap under-covers with few clusters, bench/coverage.py);
+the bootstrap bounds stay in ``boot_low_pct``/``boot_high_pct``. Ranks
 are reported as a range: the best rank is 1 + the number of models significantly
 better (q < ``fdr_q``), the worst is n − the number significantly worse; models
 whose ranges overlap are not separable at that FDR.
@@ -11,7 +20,9 @@ whose ranges overlap are not separable at that FDR.
 References
 ----------
 Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. *JRSS B* 57, 289–300.
-Hall, P. & Wilson, S. R. (1991). Two guidelines for bootstrap hypothesis testing. *Biometrics* 47, 757–762.
+McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. *Psychometrika* 12, 153–157.
+Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640 (§2.2, §3.2).
 """
 
 import numpy as np
@@ -21,6 +32,16 @@ from rederive.io.names import read_csv
 from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_for
+from rederive.stats.clustered import (
+    MCNEMAR,
+    PAIRED_T,
+    T_METHOD,
+    clustered_ratio,
+    mcnemar_exact,
+    paired_differences,
+    t_interval,
+    t_pvalue,
+)
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
@@ -79,6 +100,38 @@ def pair_counts(
     return n_items, a_only, b_only
 
 
+BOOT_METHOD = "item bootstrap, percentile"
+
+
+def pair_tests(values: np.ndarray, clusters, ia, ib, a_only, b_only, level: float = 0.95):
+    """p-value, its method, and the clustered t interval of each pair ``ia − ib``.
+
+    Exact McNemar where it is exact (no clusters, 0/1 scores, both models scored
+    on every item); otherwise the clustered Wald/t test, which without clusters
+    is the paired t test on item differences.
+
+    Returns
+    -------
+    p : ndarray
+    p_method : list of str
+    t_low, t_high : ndarray
+        Clustered t interval of the difference (fractions).
+    n_clusters : ndarray of int
+    """
+    present = ~np.isnan(values)
+    filled = np.where(present, values, 0.0)
+    fit = clustered_ratio(filled, present.astype(float), clusters=clusters)
+    diff, se, n_clusters = paired_differences(fit, ia, ib)
+    p = t_pvalue(diff, se, n_clusters)
+    t_low, t_high = t_interval(diff, se, n_clusters, level)
+    binary = np.isin(filled, (0.0, 1.0)).all(axis=0)
+    complete = present.all(axis=0)
+    exact = (clusters is None) & binary[ia] & binary[ib] & complete[ia] & complete[ib]
+    p = np.where(exact, mcnemar_exact(a_only, b_only), p)
+    t_name = T_METHOD if clusters is not None else PAIRED_T
+    return p, [MCNEMAR if e else t_name for e in exact], t_low, t_high, n_clusters
+
+
 def pairwise(
     matrix: pd.DataFrame,
     clusters,
@@ -87,27 +140,33 @@ def pairwise(
     seed: int,
     fdr_q: float,
     small: dict[str, bool] | None = None,
+    level: float = 0.95,
 ) -> pd.DataFrame:
     """All unordered model pairs: paired difference (a − b) in points, CI, p, BH q.
 
     Pairs are oriented so that ``a`` is the model with the higher accuracy (ties by
     name), which makes ``diff_pct`` non-negative and the table easier to read.
     A pair with a small-n member (``small``, model → flag) keeps its difference
-    and p but is left out of the BH family: q NaN, never significant.
+    and p but is left out of the BH family: q NaN, never significant. ``p_method``
+    and ``ci_method`` name the test and the interval of each row.
     """
     values = matrix.to_numpy(dtype=float)
     boot = bootstrap_mean(values, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, "pairwise"))
     order = sorted(range(len(matrix.columns)), key=lambda j: (-boot.estimate[j], matrix.columns[j]))
     names = [matrix.columns[j] for j in order]
-    table = pairwise_differences(names, boot.estimate[order], boot.replicates[:, order])
-    out_of_family = pair_mask(table["a"], table["b"], small or {})
-    reject, qvalues = bh_adjust(np.where(out_of_family, np.nan, table["p_value"]), fdr_q)
+    table = pairwise_differences(names, boot.estimate[order], boot.replicates[:, order], level)
     index = {name: j for j, name in enumerate(matrix.columns)}
-    n_items, a_only, b_only = pair_counts(
-        values,
-        np.array([index[n] for n in table["a"]], dtype=np.intp),
-        np.array([index[n] for n in table["b"]], dtype=np.intp),
+    ia = np.array([index[n] for n in table["a"]], dtype=np.intp)
+    ib = np.array([index[n] for n in table["b"]], dtype=np.intp)
+    n_items, a_only, b_only = pair_counts(values, ia, ib)
+    p, p_method, t_low, t_high, n_clusters = pair_tests(
+        values, clusters, ia, ib, a_only, b_only, level
     )
+    out_of_family = pair_mask(table["a"], table["b"], small or {})
+    reject, qvalues = bh_adjust(np.where(out_of_family, np.nan, p), fdr_q)
+    clustered = clusters is not None
+    ci_low = t_low if clustered else table["ci_low"].to_numpy()
+    ci_high = t_high if clustered else table["ci_high"].to_numpy()
     out = pd.DataFrame(
         {
             "a": table["a"],
@@ -118,13 +177,18 @@ def pairwise(
             "b_only": b_only,
             "diff_pct": [round_half_up(100 * v, 1) for v in table["diff"]],
             "diff": table["diff"],
-            "ci_low_pct": [round_half_up(100 * v, 1) for v in table["ci_low"]],
-            "ci_high_pct": [round_half_up(100 * v, 1) for v in table["ci_high"]],
-            "p_value": table["p_value"],
+            "ci_low_pct": [round_half_up(100 * v, 1) for v in ci_low],
+            "ci_high_pct": [round_half_up(100 * v, 1) for v in ci_high],
+            "ci_method": T_METHOD if clustered else BOOT_METHOD,
+            "boot_low_pct": [round_half_up(100 * v, 1) for v in table["ci_low"]],
+            "boot_high_pct": [round_half_up(100 * v, 1) for v in table["ci_high"]],
+            "p_value": p,
+            "p_method": p_method,
             "q_value": qvalues,
             "significant": reject,
             SMALL_N: out_of_family,
             "fdr_q": fdr_q,
+            "n_clusters": n_clusters,
             "n_boot": n_boot,
             "seed": seed,
         }
@@ -185,7 +249,7 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str) -> str:
+def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str, p_methods: str = MCNEMAR) -> str:
     body = pd.DataFrame(
         {
             "Model": rank["model"],
@@ -202,7 +266,7 @@ def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str) -> str:
         body,
         caption=(
             f"Ranking with ties: a rank range covers the models not separable from this one "
-            f"(paired item bootstrap, BH q < {fdr_q:g}). {caption_note}"
+            f"(paired test: {p_methods}; BH q < {fdr_q:g}). {caption_note}"
         ),
         label="tab:benchmark-ranking",
         decimals={"Accuracy (%)": 1, "Tied with": 0},
@@ -221,15 +285,23 @@ def main(snakemake):
         seed=p.seed,
         fdr_q=p.fdr_q,
         small=small,
+        level=p.ci_level,
     )
-    pct = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1}
+    pct = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1, "boot_low_pct": 1, "boot_high_pct": 1}
     write_csv(fixed_decimals(pairs, pct), snakemake.output.pairwise, float_format="%.6g")
     rank = ranking(accuracy, pairs)
     write_csv(rank, snakemake.output.ranking, float_format="%.1f")
     with open(snakemake.output.tex, "w") as handle:
         note = excluded_note([m for m, f in small.items() if f], p.min_n)
         note = " ".join(x for x in (p.data_note, note, left_out_note(snakemake.input.db)) if x)
-        handle.write(latex(rank, fdr_q=p.fdr_q, caption_note=note))
+        handle.write(
+            latex(
+                rank,
+                fdr_q=p.fdr_q,
+                caption_note=note,
+                p_methods=", ".join(sorted(set(pairs["p_method"]))) or "none",
+            )
+        )
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -48,7 +48,7 @@ def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, r
         diff_pp=100 * pairs["diff"].to_numpy(),
         ci_low_pp=pairs["ci_low_pct"],
         ci_high_pp=pairs["ci_high_pct"],
-        ci_source="pairwise.csv (paired item bootstrap)",
+        ci_source=f"pairwise.csv ({pairs['ci_method'].iloc[0] if len(pairs) else 'no pair'})",
         significant=pairs["significant"].fillna(False).astype(bool),
         sd_pp=sds,
         sd_source="per-item paired scores (warehouse)",

@@ -1,8 +1,10 @@
-"""Paired model comparisons: differences in Pr[S], Pr[A] and TG, bootstrap p, BH.
+"""Paired model comparisons: differences in Pr[S], Pr[A] and TG, clustered t p, BH.
 
-Differences are paired by question: they come from the same question-level
-resamples as the rate table (same seed and generator key), so a question's
-contribution moves with it in every model.
+Differences are paired by question. Interval and p come from the
+question-clustered SE (Wald statistic against t with C − 1 df,
+:mod:`rederive.stats.clustered`); the percentile bootstrap interval, from the same
+question-level resamples as the rate table (same seed and generator key), stays
+in ``boot_low``/``boot_high``.
 
 References
 ----------
@@ -52,7 +54,10 @@ def comparisons_latex(table: pd.DataFrame, *, simulated: bool) -> str:
             "q (BH)": [_p(v) for v in table["q_value"]],
         }
     )
-    notes = "Paired question bootstrap; two-sided p (null-centred); BH over all rows"
+    notes = (
+        "Paired by question; interval and two-sided p from the question-clustered SE "
+        "(t with C-1 df); BH over all rows"
+    )
     left_out = []
     if NOT_ESTIMABLE in table:
         n_ne = int((table[NOT_ESTIMABLE].fillna("") != "").sum())

@@ -19,11 +19,11 @@ import pandas as pd
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from rederive.stats.bootstrap import (
-    RatioBootstrap,
     bootstrap_ratio,
     pairwise_differences,
     percentile_ci,
 )
+from rederive.stats.clustered import T_METHOD, RatioEstimates, clustered_ratio, pairwise_t
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up, wilson_interval
 from rederive.stats.small_n import SMALL_N, pair_mask, small_n_flags
@@ -221,9 +221,10 @@ def rate_table(
         ``ci_low/ci_high`` from the primary method. A rate that is not
         estimable (:func:`not_estimable`) keeps its counts, has NaN percent and
         bounds, and names the reason in ``not_estimable``.
-    boot : RatioBootstrap
+    boot : RatioEstimates
         The replicates, columns in ``table`` row order (for paired comparisons);
-        NaN in the columns of rates that are not estimable.
+        NaN in the columns of rates that are not estimable; and the
+        question-clustered linearisation of the same columns.
     """
     keys, num, den = design_matrices(trials)
     boot = bootstrap_ratio(
@@ -232,10 +233,11 @@ def rate_table(
     reasons = not_estimable(trials)
     why = [reasons.get(key, "") for key in keys]
     missing = np.array([bool(w) for w in why], dtype=bool)
-    boot = RatioBootstrap(
+    boot = RatioEstimates(
         estimate=np.where(missing, np.nan, boot.estimate),
         replicates=np.where(missing[None, :], np.nan, boot.replicates),
         n_clusters=boot.n_clusters,
+        clustered=clustered_ratio(num, den, clusters=trials["question_id"].to_numpy()),
     )
     b_lo, b_hi = percentile_ci(boot.replicates, level)
     k = num.sum(axis=0).round().astype(int)
@@ -275,22 +277,34 @@ def rate_table(
 
 
 def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1) -> pd.DataFrame:
-    """Paired model differences (percentage points) with bootstrap p and BH q.
+    """Paired model differences (percentage points) with a clustered t test and BH q.
 
-    All pairs of models, per bias cell and pooled, for each of :data:`COMPARED`;
-    the BH family is every comparison in the returned table except those with a
-    rate over fewer than ``min_n`` cases (``small_n``: q NaN, never rejected) and
-    those with a rate that is not estimable (difference, interval, p and q NaN;
-    ``not_estimable`` names the model and the reason).
+    All pairs of models, per bias cell and pooled, for each of :data:`COMPARED`.
+    The interval and p are the question-clustered Wald/t of
+    :mod:`rederive.stats.clustered` (``boot.clustered``: a p with resolution,
+    agreeing with its interval); the percentile bootstrap interval over the same
+    questions stays in ``boot_low/boot_high``. The BH family is every comparison
+    in the returned table except those with a rate over fewer than ``min_n``
+    cases (``small_n``: q NaN, never rejected) and those with a rate that is not
+    estimable (difference, intervals, p and q NaN; ``not_estimable`` names the
+    model and the reason).
     """
+    if getattr(boot, "clustered", None) is None:
+        raise ValueError("model_comparisons needs the RatioEstimates of rate_table")
+    level = float(table["level"].iloc[0]) if "level" in table and len(table) else 0.95
     frames = []
     for (bias, quantity), group in table.groupby(["bias", "quantity"], sort=False):
         if quantity not in COMPARED or group["model"].nunique() < 2:
             continue
         idx = group.index.to_numpy()
-        diffs = pairwise_differences(
-            group["model"].tolist(), boot.estimate[idx], boot.replicates[:, idx]
-        )
+        names = group["model"].tolist()
+        diffs = pairwise_differences(names, boot.estimate[idx], boot.replicates[:, idx], level)
+        tests = pairwise_t(boot.clustered, names, idx, level)
+        diffs = diffs.rename(columns={"ci_low": "boot_low", "ci_high": "boot_high"})
+        diffs["ci_low"] = tests["t_low"].to_numpy()
+        diffs["ci_high"] = tests["t_high"].to_numpy()
+        diffs["p_value"] = tests["p_value"].to_numpy()
+        diffs["n_clusters"] = tests["n_clusters"].to_numpy()
         small = dict(zip(group["model"], small_n_flags(group["denominator"], min_n), strict=True))
         diffs[SMALL_N] = pair_mask(diffs["a"], diffs["b"], small)
         why = dict(zip(group["model"], _reasons(group), strict=True))
@@ -299,7 +313,7 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1
             for a, b in zip(diffs["a"], diffs["b"], strict=True)
         ]
         gone = (diffs[NOT_ESTIMABLE] != "").to_numpy()
-        diffs.loc[gone, ["diff", "ci_low", "ci_high", "p_value"]] = np.nan
+        diffs.loc[gone, ["diff", "ci_low", "ci_high", "boot_low", "boot_high", "p_value"]] = np.nan
         diffs.insert(0, "quantity", quantity)
         diffs.insert(0, "bias", bias)
         frames.append(diffs)
@@ -311,15 +325,23 @@ def model_comparisons(table: pd.DataFrame, boot, *, fdr_q: float, min_n: int = 1
         "diff",
         "ci_low",
         "ci_high",
+        "ci_method",
+        "boot_low",
+        "boot_high",
         "p_value",
+        "p_method",
+        "n_clusters",
         SMALL_N,
         NOT_ESTIMABLE,
     ]
     if not frames:
         out = pd.DataFrame(columns=[*columns, "q_value", "reject"])
         return out
-    out = pd.concat(frames, ignore_index=True)[columns]
-    for column in ("diff", "ci_low", "ci_high"):
+    out = pd.concat(frames, ignore_index=True)
+    out["ci_method"] = f"{T_METHOD}, clustered by question"
+    out["p_method"] = f"clustered Wald, {T_METHOD}"
+    out = out[columns]
+    for column in ("diff", "ci_low", "ci_high", "boot_low", "boot_high"):
         # Percentage points at two decimals: pooled differences are often < 0.1 pp.
         out[column] = [round_half_up(100 * v, 2) for v in out[column]]
     p_family = np.where(out[SMALL_N].astype(bool), np.nan, out["p_value"].astype(float))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from rederive.io.warehouse import query
 from rederive.stats.bootstrap import bootstrap_ratio, percentile_ci, rng_for
+from rederive.stats.clustered import WILSON_METHOD, clustered_ratio, rate_wilson
 from rederive.stats.rates import percent
 
 LABELS = ("A", "B", "C")
@@ -46,32 +47,41 @@ def clustered_shares(
     seed: int,
     key: str,
 ) -> pd.DataFrame:
-    """Share of each label per group, with 95% percentile CIs clustered by problem.
+    """Share of each label per group, with 95% CIs clustered by problem.
 
     One problem yields several continuations (three positions, several strategies),
-    so resampling rows would treat correlated continuations as independent; the
-    bootstrap resamples problems instead (``rederive.stats.bootstrap``), one call
-    per group so each group's interval is its own.
+    so treating rows as independent would overstate the precision. The interval is
+    the clustered Wilson interval (:mod:`rederive.stats.clustered`: effective n
+    from the problem-clustered SE, t with C − 1 df), because a Table 2 cell rests
+    on as few as 26 problems, where the percentile cluster bootstrap under-covers
+    (bench/coverage.py). The percentile bootstrap over problems, the paper's
+    method, stays in ``boot_low``/``boot_high`` (one call per group, so each
+    group's interval is its own).
 
     Returns
     -------
     DataFrame
         One row per group and label: ``n`` (labelled rows), ``count``, ``pct`` (one
-        decimal, exact), ``ci_low``/``ci_high`` (percent), ``n_clusters``, method, seed.
+        decimal, exact), ``ci_low``/``ci_high`` (clustered Wilson, percent),
+        ``boot_low``/``boot_high`` (percentile bootstrap, percent), ``n_clusters``,
+        method, seed.
     """
     out = []
     for keys, group in frame.groupby(by, sort=True, dropna=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
         indicators = np.column_stack([(group[label_col] == lab).to_numpy(float) for lab in labels])
         rng = rng_for(seed, key, *map(str, keys))
+        problems = group[cluster].astype(str).to_numpy()
         boot = bootstrap_ratio(
             indicators,
             np.ones_like(indicators),
-            clusters=group[cluster].astype(str).to_numpy(),
+            clusters=problems,
             n_boot=n_boot,
             rng=rng,
         )
-        lo, hi = percentile_ci(boot.replicates)
+        b_lo, b_hi = percentile_ci(boot.replicates)
+        fit = clustered_ratio(indicators, np.ones_like(indicators), clusters=problems)
+        lo, hi = rate_wilson(fit, np.ones_like(indicators))
         for j, lab in enumerate(labels):
             count = int(indicators[:, j].sum())
             out.append(
@@ -83,8 +93,11 @@ def clustered_shares(
                     "pct": percent(count, len(group)),
                     "ci_low": 100 * lo[j],
                     "ci_high": 100 * hi[j],
+                    "boot_low": 100 * b_lo[j],
+                    "boot_high": 100 * b_hi[j],
                     "n_clusters": boot.n_clusters,
-                    "method": f"cluster bootstrap by {cluster}, percentile 95%",
+                    "method": f"{WILSON_METHOD}, clustered by {cluster}, 95%; "
+                    "boot_low/boot_high: percentile cluster bootstrap",
                     "n_boot": n_boot,
                     "seed": seed,
                 }
@@ -95,17 +108,23 @@ def clustered_shares(
 def round_ci(frame: pd.DataFrame) -> pd.DataFrame:
     """CI bounds at one decimal, as the paper prints them."""
     frame = frame.copy()
-    for col in ("ci_low", "ci_high"):
-        frame[col] = frame[col].round(1)
+    for col in ("ci_low", "ci_high", "boot_low", "boot_high"):
+        if col in frame:
+            frame[col] = frame[col].round(1)
     return frame
 
 
 def wide_shares(long: pd.DataFrame, index: list[str]) -> pd.DataFrame:
-    """``A_pct, A_lo, A_hi, B_…, C_…`` columns per group (for the paper-style tables)."""
+    """``A_pct, A_lo, A_hi, B_…, C_…`` columns per group (for the paper-style tables).
+
+    ``<label>_lo/_hi`` are the clustered Wilson bounds, ``<label>_boot_lo/_boot_hi``
+    the percentile bootstrap bounds (the paper's method).
+    """
     pieces = []
     for lab in LABELS:
-        part = long[long["label"] == lab].set_index(index)[["pct", "ci_low", "ci_high"]]
-        part.columns = [f"{lab}_pct", f"{lab}_lo", f"{lab}_hi"]
+        columns = ["pct", "ci_low", "ci_high", "boot_low", "boot_high"]
+        part = long[long["label"] == lab].set_index(index)[columns]
+        part.columns = [f"{lab}_{c}" for c in ("pct", "lo", "hi", "boot_lo", "boot_hi")]
         pieces.append(part)
     wide = pd.concat(pieces, axis=1).reset_index()
     n = long[long["label"] == "A"].set_index(index)["n"].rename("n")

@@ -34,7 +34,8 @@ def c_rates(
     if long.empty:
         # No row of this experiment (e.g. the one model given did not run the
         # strength sweep): a header-only table, not a KeyError.
-        columns = [*by, "n", "C_pct", "n_C", "ci_low", "ci_high", "n_clusters", "method"]
+        columns = [*by, "n", "C_pct", "n_C", "ci_low", "ci_high", "boot_low", "boot_high"]
+        columns += ["n_clusters", "method"]
         return pd.DataFrame(columns=[*columns, "n_boot", "seed"])
     long = round_ci(long[long["label"] == "C"])
     return (

@@ -114,7 +114,8 @@ def latex_table1(table: pd.DataFrame, model: str, simulated: bool) -> str:
         body,
         caption=f"Continuation behaviour by dataset ({model})",
         label="tab:cot-table1",
-        note="95% CIs: bootstrap clustered by problem.",
+        note="95% CIs: clustered Wilson (effective n from the problem-clustered SE, "
+        "t with C-1 df); percentile problem bootstrap in table1.csv (*_boot_lo/_hi).",
         simulated=simulated,
         simulated_note="SIMULATED data (seeded generator calibrated to the published aggregates).",
     )
@@ -156,7 +157,9 @@ def latex_table2(table: pd.DataFrame, simulated: bool) -> str:
         body,
         caption="Error propagation by perturbation family and task",
         label="tab:cot-table2",
-        note="Decoupling perturbation type from task difficulty.",
+        note="Decoupling perturbation type from task difficulty. 95% CIs: clustered "
+        "Wilson (effective n from the problem-clustered SE, t with C-1 df); percentile "
+        "problem bootstrap in table2.csv (boot_low/boot_high).",
         simulated=simulated,
     )
 

@@ -2,9 +2,11 @@
 
 For each model that has intervention rows: TAR and HFR under control (taken
 from the main control run, i.e. the numbers of Table 1) and under each prompt
-intervention, plus the change in TAR against control with a bootstrap interval
-and p-value *paired by item*: control and intervention columns share every
-resample of seed clusters.
+intervention, plus the change in TAR against control *paired by item*, with the
+seed-clustered t interval and Wald/t p-value of :mod:`rederive.stats.clustered`
+(no resampling floor under the p); the percentile bootstrap interval, control and
+intervention sharing every resample of seed clusters, stays in ``boot_low`` /
+``boot_high``.
 
 References
 ----------
@@ -15,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
-from rederive.stats.bootstrap import bootstrap_pvalue, percentile_ci
+from rederive.stats.bootstrap import percentile_ci
+from rederive.stats.clustered import T_METHOD, paired_differences, t_interval, t_pvalue
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N
 from rederive.studies.salitrap.common import (
@@ -67,7 +70,7 @@ def intervention_table(
     -------
     DataFrame
         Columns :data:`COLUMNS`; metric ``TAR_delta`` (percentage points) has no
-        numerator/denominator and carries the paired bootstrap p-value.
+        numerator/denominator and carries the paired, seed-clustered t p-value.
     """
     models = sorted(labels.loc[labels["condition"].isin(conditions), "model"].unique())
     clusters = items["seed_id"].to_numpy()
@@ -113,7 +116,10 @@ def tar_changes(boot, model: str, present: list[str], control: pd.Series, level:
     reps = boot.replicates[:, : len(present)] * 100.0
     delta = est[1:] - est[0]
     delta_reps = reps[:, 1:] - reps[:, [0]]
-    lo, hi = percentile_ci(delta_reps, level)
+    b_lo, b_hi = percentile_ci(delta_reps, level)
+    later = np.arange(1, len(present))
+    diff, se, n_clusters = paired_differences(boot.clustered, later, np.zeros_like(later))
+    lo, hi = t_interval(100.0 * diff, 100.0 * se, n_clusters, level)
     return pd.DataFrame(
         {
             "model": model,
@@ -125,8 +131,10 @@ def tar_changes(boot, model: str, present: list[str], control: pd.Series, level:
             "percent": [round_half_up(d) for d in delta],
             "ci_low": [round_half_up(v) for v in lo],
             "ci_high": [round_half_up(v) for v in hi],
-            "p_value": bootstrap_pvalue(delta, delta_reps),
-            "ci_method": control["ci_method"] + ", paired by item",
+            "p_value": t_pvalue(diff, se, n_clusters),
+            "ci_method": f"{T_METHOD}, {control['n_clusters']} seed clusters, paired by item",
+            "boot_low": [round_half_up(v) for v in b_lo],
+            "boot_high": [round_half_up(v) for v in b_hi],
             "n_clusters": control["n_clusters"],
             "n_boot": control["n_boot"],
             "seed": control["seed"],

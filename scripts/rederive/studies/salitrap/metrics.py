@@ -1,4 +1,10 @@
-"""SaliTrap rates (TAR, HFR, SCR, SI) with seed-clustered bootstrap intervals.
+"""SaliTrap rates (TAR, HFR, SCR, SI) with seed-clustered intervals.
+
+A dimension's cell rests on 45–297 seed clusters, where the percentile cluster
+bootstrap under-covers (bench/coverage.py), so the interval is the clustered
+Wilson interval of :mod:`rederive.stats.clustered` (effective n from the
+linearised seed-clustered SE, t with C − 1 df); the percentile bootstrap over
+seed clusters stays in ``boot_low``/``boot_high``.
 
 References
 ----------
@@ -11,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rederive.stats.bootstrap import RatioBootstrap, bootstrap_ratio, percentile_ci, rng_for
+from rederive.stats.bootstrap import bootstrap_ratio, percentile_ci, rng_for
+from rederive.stats.clustered import WILSON_METHOD, RatioEstimates, clustered_ratio, rate_wilson
 from rederive.stats.rates import percent, round_half_up
 from rederive.studies.salitrap.common import OVERALL, dimension_masks
 
@@ -72,7 +79,7 @@ def rate_table(
     key: str,
     metrics: dict[str, Metric] | None = None,
 ) -> pd.DataFrame:
-    """Rates per model × dimension (and overall) with cluster-bootstrap CIs.
+    """Rates per model × dimension (and overall) with seed-clustered CIs.
 
     All metrics and models of one dimension share the same resamples of seed
     clusters, so differences between them are paired.
@@ -137,6 +144,8 @@ CELL_COLUMNS = [
     "ci_low",
     "ci_high",
     "ci_method",
+    "boot_low",
+    "boot_high",
     "n_clusters",
     "n_boot",
     "seed",
@@ -147,8 +156,8 @@ RATE_COLUMNS = ["model", "dimension", "metric", *CELL_COLUMNS]
 
 def rate_cells(
     num, den, *, clusters, n_boot: int, level: float, seed: int, key: tuple
-) -> tuple[pd.DataFrame, RatioBootstrap | None]:
-    """Rate of every column of ``num / den`` from one shared seed-cluster bootstrap.
+) -> tuple[pd.DataFrame, RatioEstimates | None]:
+    """Rate of every column of ``num / den``: clustered Wilson CI and shared bootstrap.
 
     Parameters
     ----------
@@ -165,17 +174,24 @@ def rate_cells(
     -------
     cells : DataFrame
         One row per column: :data:`CELL_COLUMNS` (rates in percent at one
-        decimal; NaN where the denominator, or every replicate's, is 0).
-    boot : RatioBootstrap or None
-        The bootstrap (``None`` when there are no rows: no interval).
+        decimal; ``ci_low/ci_high`` the clustered Wilson interval, NaN with
+        fewer than 2 clusters; ``boot_low/boot_high`` the percentile bootstrap;
+        NaN where the denominator, or every replicate's, is 0).
+    boot : RatioEstimates or None
+        The bootstrap with the clustered linearisation (``clustered``) of the
+        same columns (``None`` when there are no rows: no interval).
     """
     num = np.asarray(num, dtype=bool)
     den = np.asarray(den, dtype=bool)
     if num.shape[0] == 0:
-        boot, lo, hi, n_clusters = None, [np.nan] * num.shape[1], [np.nan] * num.shape[1], 0
+        none = [np.nan] * num.shape[1]
+        boot, lo, hi, b_lo, b_hi, n_clusters = None, none, none, none, none, 0
     else:
-        boot = bootstrap_ratio(num, den, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, *key))
-        lo, hi = percentile_ci(boot.replicates * 100.0, level)
+        raw = bootstrap_ratio(num, den, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, *key))
+        fit = clustered_ratio(num, den, clusters=clusters)
+        boot = RatioEstimates(raw.estimate, raw.replicates, raw.n_clusters, clustered=fit)
+        b_lo, b_hi = percentile_ci(boot.replicates * 100.0, level)
+        lo, hi = (100.0 * v for v in rate_wilson(fit, den, level))
         n_clusters = boot.n_clusters
     k = num.sum(axis=0).astype(int)
     n = den.sum(axis=0).astype(int)
@@ -186,7 +202,9 @@ def rate_cells(
             "percent": [percent(int(a), int(b)) for a, b in zip(k, n, strict=True)],
             "ci_low": [round_half_up(v) for v in lo],
             "ci_high": [round_half_up(v) for v in hi],
-            "ci_method": f"percentile, bootstrap over {n_clusters} seed clusters",
+            "ci_method": f"{WILSON_METHOD}, {n_clusters} seed clusters",
+            "boot_low": [round_half_up(v) for v in b_lo],
+            "boot_high": [round_half_up(v) for v in b_hi],
             "n_clusters": n_clusters,
             "n_boot": n_boot,
             "seed": seed,

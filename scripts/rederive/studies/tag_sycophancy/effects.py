@@ -3,8 +3,11 @@
 Paper §2.1: TAGeff = P(endorse | tag) − P(endorse | ask), balanced over the two
 options (so the model's own preference cancels) and averaged over the 20 items;
 90% CI from resampling the items (2,000 replicates); a model is significant only
-if its two-sided bootstrap p survives Benjamini–Hochberg at q = 0.10 across all
-models. §2.4: a model whose ask-arm endorsement is below 10% is floor-limited and
+if its two-sided p survives Benjamini–Hochberg at q = 0.10 across all models.
+The paper's p is a bootstrap p, whose floor 1/(B + 1) ties the clearest models
+(13 of 45 sat at it); here p is the paired t test on the per-item balanced
+differences (df = items − 1; :mod:`rederive.stats.clustered` with every item its
+own cluster), and the bootstrap interval stays as the paper's CI. §2.4: a model whose ask-arm endorsement is below 10% is floor-limited and
 excluded from directional claims (its effect is still reported).
 
 References
@@ -18,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from rederive.report.latex import booktabs
-from rederive.stats.bootstrap import bootstrap_mean, bootstrap_pvalue, percentile_ci, rng_for
+from rederive.stats.bootstrap import bootstrap_mean, percentile_ci, rng_for
+from rederive.stats.clustered import PAIRED_T, clustered_ratio, t_pvalue
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import percent, round_half_up, wilson_interval
 from rederive.stats.small_n import SMALL_N, small_n_flags
@@ -210,7 +214,9 @@ def arm_effects(
         estimate = np.where(blank, np.nan, boot.estimate)
         reps = np.where(blank[None, :], np.nan, boot.replicates)
         lo, hi = percentile_ci(reps, level)
-        p = bootstrap_pvalue(estimate, reps)
+        present = ~np.isnan(diffs)
+        fit = clustered_ratio(np.where(present, diffs, 0.0), present.astype(float))
+        p = t_pvalue(estimate, fit.se, fit.n_clusters)
         n_items = (~np.isnan(diffs)).sum(axis=0)
         small = small_n_flags(n_items, min_items)
         reject, qvals = bh_adjust(np.where(small, np.nan, p), q)
@@ -224,6 +230,7 @@ def arm_effects(
                     "ci_low": 100 * lo[m],
                     "ci_high": 100 * hi[m],
                     "p_value": p[m],
+                    "p_method": PAIRED_T,
                     "q_value": qvals[m],
                     "bh_significant": bool(reject[m]),
                     "n_items": int(n_items[m]),
@@ -267,6 +274,7 @@ def model_table(
         "ci_low",
         "ci_high",
         "p_value",
+        "p_method",
         "q_value",
         "bh_significant",
         "class",
@@ -308,7 +316,7 @@ def latex_table(table: pd.DataFrame, *, level: float, q: float, simulated: bool)
             "Failed": table["n_failed"].astype(str),
         }
     )
-    notes = f"Effect: balanced P(endorse | tag) - P(endorse | ask) in pp; {int(level * 100)}% item-bootstrap CI; q: BH-adjusted bootstrap p (FDR {q:g})."
+    notes = f"Effect: balanced P(endorse | tag) - P(endorse | ask) in pp; {int(level * 100)}% item-bootstrap CI; q: BH-adjusted paired t p over items (FDR {q:g})."
     n_ne = int((table["not_estimable"].fillna("") != "").sum())
     if n_ne:
         notes += f" --: not estimable ({n_ne} models; reason in tag_effects.csv)."
@@ -351,7 +359,8 @@ def main(snakemake):
     table = model_table(effects, baselines, cells, meta, floor_threshold=p.floor_threshold)
     for frame in (effects, table):
         frame["method"] = (
-            f"item bootstrap ({p.n_boot} replicates, percentile {int(p.level * 100)}% CI, two-sided p, BH q={p.q:g})"
+            f"item bootstrap ({p.n_boot} replicates, percentile {int(p.level * 100)}% CI); "
+            f"two-sided paired t p over items; BH q={p.q:g}"
         )
         frame["seed"] = p.seed
     fmt = ["effect", "ci_low", "ci_high"]
