@@ -135,7 +135,9 @@ def test_one_epoch_model_has_no_within_part_and_says_why():
 
 def test_one_item_is_no_variance():
     c = model_components(item_summary(_long({"m": {"i1": [1, 0, 1]}})), "m")
-    assert c.note == TOO_FEW_ITEMS and math.isnan(c.var_total) and c.estimate == pytest.approx(2 / 3)
+    assert (
+        c.note == TOO_FEW_ITEMS and math.isnan(c.var_total) and c.estimate == pytest.approx(2 / 3)
+    )
 
 
 def test_table_columns_and_order():
@@ -155,7 +157,9 @@ def test_components_are_unbiased_in_simulation():
     est = np.array(
         [
             (c.var_between, c.var_within)
-            for c in (_components(_simulate(np.random.default_rng(s), 500, 5)[1]) for s in range(200))
+            for c in (
+                _components(_simulate(np.random.default_rng(s), 500, 5)[1]) for s in range(200)
+            )
         ]
     )
     between, within = est.mean(axis=0)
