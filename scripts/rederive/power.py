@@ -169,8 +169,8 @@ def plan_epochs_or_items(
         f"  per item: between-item variance {var_between:.6g} (data noise), "
         f"within-item variance {vw:.6g} per epoch (prediction noise)"
         + (" [negative between estimate planned as 0]" if var_between < 0 else ""),
-        f"  now: {n:,} items x {epochs:g} epochs = {cost_now:,.0f} cost "
-        f"(graded answers + {item_cost:g} per item)",
+        f"  now: {n:,} items x {epochs:g} epochs, cost {cost_now:,.0f} "
+        f"(1 per graded answer + {item_cost:g} per item)",
         f"  minimum detectable difference, {power:.0%} power at alpha = {alpha:g}: "
         f"{100 * now:.2f} pp now, {100 * floor:.2f} pp with unlimited epochs "
         "(the data-noise floor)",
@@ -196,7 +196,7 @@ def plan_epochs_or_items(
     )
     n_best, k_best = cheapest_design(vb, vw, target, item_cost, alpha, power)
     lines.append(
-        f"    cheapest design: {n_best:,} items x {k_best:,} epoch{'s' * (k_best != 1)}, "
+        f"    cheapest design from scratch: {n_best:,} items x {k_best:,} epoch{'s' * (k_best != 1)}, "
         f"cost {design_cost(n_best, k_best, item_cost):,.0f}"
     )
     if not np.isinf(k_more):

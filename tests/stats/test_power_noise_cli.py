@@ -31,7 +31,7 @@ def test_between_within_prints_both_options_and_the_cheapest(capsys):
     assert f"{100 * design_mde(VB, VW, 500, np.inf):.2f} pp with unlimited epochs" in out
     assert f"more epochs, same 500 items: {k:,} epochs, cost {500 * k:,}" in out
     assert f"more items, same 5 epochs: {n:,} items, cost {5 * n:,}" in out
-    assert f"cheapest design: {best_n:,} items x {best_k} epoch" in out
+    assert f"cheapest design from scratch: {best_n:,} items x {best_k} epoch" in out
     assert "cheaper from here: more items" in out
     # Items that are expensive to make turn the answer round.
     assert main([*argv, "--target-mde", "2", "--item-cost", "20"]) == 0
