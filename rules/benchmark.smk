@@ -267,6 +267,32 @@ rule plot_benchmark_items:
         "../scripts/rederive/plots/items.py"
 
 
+rule decompose_benchmark_noise:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        noise=report(
+            "results/{analysis}/tables/noise.csv",
+            caption="report/benchmark/noise.rst",
+            category="{analysis}",
+            subcategory="Power",
+        ),
+    log:
+        "results/logs/{analysis}/noise.log",
+    benchmark:
+        "results/benchmarks/{analysis}/noise.tsv"
+    wildcard_constraints:
+        analysis=analyses_of("benchmark"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=job_mem_mb(500, 60),
+        runtime=job_runtime(10, 0.5),
+    script:
+        "../scripts/rederive/studies/benchmark/noise.py"
+
+
 rule cluster_benchmark_failures:
     input:
         db="results/{analysis}/{analysis}.duckdb",

@@ -73,6 +73,7 @@ def benchmark_targets(name):
     return [
         f"{tables}/power.csv",
         f"results/{name}/figures/power_mde.png",
+        f"{tables}/noise.csv",
         f"{tables}/accuracy.csv",
         f"{tables}/ranking.csv",
         f"{tables}/irt_ability.csv",

@@ -11,6 +11,13 @@ Two ways in, without running the workflow:
     study's own paired differences, the MDE at its n, and the n needed for ``--diff``
     percentage points (default: the study's ``relevant_pp``).
 
+``python -m rederive.power --noise results/x/tables/noise.csv --target-mde 2``
+``python -m rederive.power --between 0.02 --within 0.3 --items 500 --epochs 5 --target-mde 2``
+    more epochs or more items? From the between- and within-item variance
+    components (a study's ``noise.csv``, or given): the MDE at ``n`` items × ``K``
+    epochs, and what reaching the target costs by adding epochs, by adding items,
+    and by the cheapest design (:func:`rederive.stats.power.cheapest_design`).
+
 Paired analytic variance: Miller (2024), arXiv:2411.00640; unpaired reference:
 Fleiss, Levin & Paik (2003) §4.2; BH level: Jung (2005). See
 :mod:`rederive.stats.power`.
@@ -28,6 +35,11 @@ from rederive.errors import InputError
 from rederive.io.names import read_csv
 from rederive.stats.power import (
     binary_difference_sd,
+    cheapest_design,
+    design_cost,
+    design_mde,
+    epochs_needed,
+    items_needed,
     mde,
     n_needed,
     power_two_sided,
@@ -128,6 +140,137 @@ def plan_from_results(
     return "\n".join(lines)
 
 
+def plan_epochs_or_items(
+    var_between: float,
+    var_within: float,
+    n: int,
+    epochs: float,
+    *,
+    target_pp: float,
+    item_cost: float,
+    power: float,
+    alpha: float,
+    label: str = "",
+) -> str:
+    """Text report: the MDE of ``n`` items × ``epochs``, and three ways to reach ``target_pp``.
+
+    Costs are graded answers (one item answered once = 1) plus ``item_cost`` per
+    item; for a pair, epochs and answers are per model.
+    """
+    vb, vw = max(var_between, 0.0), var_within
+    target = target_pp / 100
+    now = design_mde(vb, vw, n, epochs, alpha, power)
+    floor = design_mde(vb, vw, n, np.inf, alpha, power)
+    cost_now = design_cost(n, epochs, item_cost)
+    lines = [
+        "More epochs or more items? (Miller 2024, arXiv:2411.00640, §3; "
+        "Wang 2025, arXiv:2512.21326)",
+        *([f"  {label}"] if label else []),
+        f"  per item: between-item variance {var_between:.6g} (data noise), "
+        f"within-item variance {vw:.6g} per epoch (prediction noise)"
+        + (" [negative between estimate planned as 0]" if var_between < 0 else ""),
+        f"  now: {n:,} items x {epochs:g} epochs, cost {cost_now:,.0f} "
+        f"(1 per graded answer + {item_cost:g} per item)",
+        f"  minimum detectable difference, {power:.0%} power at alpha = {alpha:g}: "
+        f"{100 * now:.2f} pp now, {100 * floor:.2f} pp with unlimited epochs "
+        "(the data-noise floor)",
+    ]
+    if now <= target:
+        lines.append(f"  target {target_pp:g} pp: already reached")
+        return "\n".join(lines)
+    k_more = epochs_needed(vb, vw, n, target, alpha, power)
+    n_more = int(items_needed(vb, vw, epochs, target, alpha, power))
+    cost_items = design_cost(n_more, epochs, item_cost)
+    lines.append(f"  target {target_pp:g} pp:")
+    if np.isinf(k_more):
+        lines.append(f"    more epochs, same {n:,} items: not reachable (floor above the target)")
+    else:
+        cost_epochs = design_cost(n, k_more, item_cost)
+        lines.append(
+            f"    more epochs, same {n:,} items: {int(k_more):,} epochs, "
+            f"cost {cost_epochs:,.0f} (+{cost_epochs - cost_now:,.0f})"
+        )
+    lines.append(
+        f"    more items, same {epochs:g} epochs: {n_more:,} items, "
+        f"cost {cost_items:,.0f} (+{cost_items - cost_now:,.0f})"
+    )
+    n_best, k_best = cheapest_design(vb, vw, target, item_cost, alpha, power)
+    lines.append(
+        f"    cheapest design from scratch: {n_best:,} items x {k_best:,} epoch{'s' * (k_best != 1)}, "
+        f"cost {design_cost(n_best, k_best, item_cost):,.0f}"
+    )
+    if not np.isinf(k_more):
+        cheaper = "more epochs" if cost_epochs < cost_items else "more items"
+        if cost_epochs == cost_items:
+            cheaper = "either (equal cost)"
+        lines.append(f"  cheaper from here: {cheaper}")
+    return "\n".join(lines)
+
+
+NOISE_COLUMNS = {"level", "model", "model_b", "n_items", "effective_epochs"}
+NOISE_COLUMNS |= {"var_between", "var_within", "within_note"}
+
+
+def components_from_noise(
+    path: str | Path, *, model: str | None = None, pair: list[str] | None = None
+) -> tuple[float, float, int, float, str]:
+    """(between, within, items, epochs, label) of one row of a ``noise.csv``.
+
+    ``model`` picks a model row, ``pair`` a pair row (either order); neither:
+    the medians over the pairs whose within part is estimated.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(
+            "no noise table here; run the workflow first "
+            "(e.g. snakemake --cores 2 results/<analysis>/tables/noise.csv)",
+            file=str(path),
+        )
+    table = read_csv(path, text=["model", "model_b", "level", "within_note"])
+    missing = sorted(NOISE_COLUMNS - set(table.columns))
+    if missing:
+        raise InputError("not a noise table", file=str(path), field=missing[0])
+    table["model_b"] = table["model_b"].fillna("").astype(str)
+    table["model"] = table["model"].astype(str)
+    if model is not None:
+        rows = table[(table["level"] == "model") & (table["model"] == model)]
+        what = f"model {model}"
+    elif pair is not None:
+        a, b = pair
+        rows = table[
+            (table["level"] == "pair")
+            & (
+                ((table["model"] == a) & (table["model_b"] == b))
+                | ((table["model"] == b) & (table["model_b"] == a))
+            )
+        ]
+        what = f"pair {a} vs {b}"
+    else:
+        rows = table[table["level"] == "pair"]
+        what = "pairs"
+    if rows.empty:
+        raise InputError(f"no row for {what}", file=str(path), field="model")
+    usable = rows[np.isfinite(rows["var_within"].astype(float))]
+    if usable.empty:
+        note = str(rows["within_note"].iloc[0])
+        raise InputError(
+            f"{what}: within-item variance not estimated ({note})",
+            file=str(path),
+            field="var_within",
+        )
+    if model is None and pair is None:
+        label = f"{path}: median over {len(usable)} pairs (paired difference, epochs per model)"
+    else:
+        label = f"{path}: {what}" + (" (paired difference, epochs per model)" if pair else "")
+    return (
+        float(usable["var_between"].astype(float).median()),
+        float(usable["var_within"].astype(float).median()),
+        int(round(float(usable["n_items"].median()))),
+        float(usable["effective_epochs"].astype(float).median()),
+        label,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m rederive.power",
@@ -137,6 +280,35 @@ def build_parser() -> argparse.ArgumentParser:
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--acc-a", type=float, help="expected accuracy of model A (0-1)")
     src.add_argument("--results", help="a finished study folder, e.g. results/benchmark")
+    src.add_argument(
+        "--noise", help="a study's tables/noise.csv: plan epochs vs items from its components"
+    )
+    src.add_argument(
+        "--between",
+        type=float,
+        help="between-item variance of the score or paired difference (score units, 0-1 scale)",
+    )
+    parser.add_argument(
+        "--within", type=float, help="with --between: within-item variance per epoch"
+    )
+    parser.add_argument("--items", type=int, help="items now (with --noise: default the table's)")
+    parser.add_argument(
+        "--epochs", type=float, help="epochs per item now (with --noise: default the table's)"
+    )
+    parser.add_argument(
+        "--target-mde", type=float, help="with --noise/--between: MDE to reach, percentage points"
+    )
+    parser.add_argument(
+        "--item-cost",
+        type=float,
+        default=0.0,
+        help="cost of making one more item, in graded answers (default 0: an extra epoch "
+        "of an item costs as much as a new item answered once)",
+    )
+    parser.add_argument("--model", help="with --noise: plan for this model's score")
+    parser.add_argument(
+        "--pair", nargs=2, metavar=("A", "B"), help="with --noise: plan for this pair"
+    )
     parser.add_argument("--acc-b", type=float, help="expected accuracy of model B (0-1)")
     parser.add_argument(
         "--corr",
@@ -165,7 +337,9 @@ def main(argv=None) -> int:
     if not (0 < args.power < 1 and 0 < args.alpha < 1):
         parser.error("--power and --alpha must be in (0, 1)")
     try:
-        if args.results is not None:
+        if args.noise is not None or args.between is not None:
+            text = _plan_noise(parser, args)
+        elif args.results is not None:
             text = plan_from_results(
                 args.results, diff_pp=args.diff, power=args.power, alpha=args.alpha
             )
@@ -192,6 +366,38 @@ def main(argv=None) -> int:
         return 2
     print(text)
     return 0
+
+
+def _plan_noise(parser: argparse.ArgumentParser, args) -> str:
+    if args.target_mde is None or args.target_mde <= 0:
+        parser.error("--noise/--between need --target-mde, a positive number of pp")
+    if args.item_cost < 0:
+        parser.error("--item-cost must be >= 0")
+    if args.noise is not None:
+        if args.model is not None and args.pair is not None:
+            parser.error("--model and --pair exclude each other")
+        vb, vw, n, k, label = components_from_noise(args.noise, model=args.model, pair=args.pair)
+        n = args.items if args.items is not None else n
+        k = args.epochs if args.epochs is not None else k
+    else:
+        if args.within is None or args.items is None or args.epochs is None:
+            parser.error("--between needs --within, --items and --epochs")
+        vb, vw, n, k, label = args.between, args.within, args.items, args.epochs, ""
+    if vw < 0:
+        parser.error("--within must be >= 0")
+    if n < 2 or k < 1:
+        parser.error("--items must be at least 2 and --epochs at least 1")
+    return plan_epochs_or_items(
+        vb,
+        vw,
+        n,
+        k,
+        target_pp=args.target_mde,
+        item_cost=args.item_cost,
+        power=args.power,
+        alpha=args.alpha,
+        label=label,
+    )
 
 
 if __name__ == "__main__":

@@ -629,3 +629,111 @@ def n_grid(study_n: float, points: int = 40) -> np.ndarray:
     # A study of fewer than one unit (no comparison had one) still gets a grid.
     hi = max(20.0 * study_n, lo)
     return np.unique(np.round(np.geomspace(lo, hi, points)).astype(int))
+
+
+# --- Repeated samples: more epochs or more items? ----------------------------------
+#
+# With ``K`` epochs per item the per-item variance of a score (or of a paired
+# difference) is ``σ²_between + σ²_within / K`` (rederive.stats.noise; Miller 2024,
+# §3), so the MDE of ``n`` items is ``k · √((σ²_between + σ²_within / K) / n)``.
+# Epochs shrink only the second term: however many are run, the MDE stays above
+# ``k · √(σ²_between / n)``, the data-noise floor of ``n`` items. The cost of a
+# design is counted in graded answers, ``n · K``, plus ``item_cost`` per item for
+# making it (writing, checking): ``n · (K + item_cost)``. Minimising it under a
+# variance target gives the classical optimum of two-stage sampling,
+# ``K* = √(item_cost · σ²_within / σ²_between)`` (Cochran 1977, §10.6): with items
+# free (``item_cost = 0``) one epoch per item is cheapest, as a new item brings both
+# kinds of information.
+
+#: Most epochs per item :func:`cheapest_design` considers.
+MAX_EPOCHS = 1000
+
+
+def _components(var_between: float, var_within: float) -> tuple[float, float]:
+    """Planning components: a negative between estimate (a spread indistinguishable
+    from zero) plans as zero; the within part must be a variance."""
+    if not (np.isfinite(var_between) and np.isfinite(var_within)):
+        raise ValueError("the between- and within-item variances must be numbers")
+    if var_within < 0:
+        raise ValueError(f"the within-item variance must be >= 0, got {var_within}")
+    return max(float(var_between), 0.0), float(var_within)
+
+
+def design_mde(
+    var_between: float,
+    var_within: float,
+    n: float,
+    epochs: float,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> float:
+    """MDE of ``n`` items with ``epochs`` epochs each: ``k · √((σ²_b + σ²_w / K) / n)``.
+
+    ``epochs = inf`` gives the data-noise floor. Same unit as the variances' root.
+    """
+    vb, vw = _components(var_between, var_within)
+    per_item = vb + (0.0 if np.isinf(epochs) else vw / epochs)
+    return float(mde(np.sqrt(per_item), n, alpha, power))
+
+
+def epochs_needed(
+    var_between: float,
+    var_within: float,
+    n: float,
+    target: float,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> float:
+    """Fewest epochs per item (at least 1) for ``n`` items to reach MDE ``target``.
+
+    ``inf`` when the data-noise floor of ``n`` items is at or above the target:
+    then no number of epochs reaches it.
+    """
+    vb, vw = _components(var_between, var_within)
+    k = detectable_effect(alpha, power)
+    budget = n * (target / k) ** 2 - vb  # what sigma_w^2 / K may still take
+    if budget <= 0:
+        return math.inf
+    return float(max(math.ceil(vw / budget - 1e-9), 1))
+
+
+def items_needed(
+    var_between: float,
+    var_within: float,
+    epochs: float,
+    target: float,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> float:
+    """Fewest items (at least 2) with ``epochs`` epochs each to reach MDE ``target``."""
+    vb, vw = _components(var_between, var_within)
+    return float(n_needed(target, np.sqrt(vb + vw / epochs), alpha, power))
+
+
+def design_cost(n: float, epochs: float, item_cost: float = 0.0) -> float:
+    """Cost of ``n`` items × ``epochs`` epochs: ``n · (epochs + item_cost)`` graded answers."""
+    return float(n * (epochs + item_cost))
+
+
+def cheapest_design(
+    var_between: float,
+    var_within: float,
+    target: float,
+    item_cost: float = 0.0,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> tuple[int, int]:
+    """(items, epochs) of least :func:`design_cost` reaching MDE ``target``.
+
+    Every ``K`` from 1 to :data:`MAX_EPOCHS` is tried with its
+    :func:`items_needed`; on a tie the fewer epochs win. The continuous optimum
+    is Cochran's ``K* = √(item_cost · σ²_within / σ²_between)``.
+    """
+    if item_cost < 0:
+        raise ValueError(f"item cost must be >= 0, got {item_cost}")
+    vb, vw = _components(var_between, var_within)
+    ks = np.arange(1, MAX_EPOCHS + 1, dtype=float)
+    ns = np.asarray(n_needed(target, np.sqrt(vb + vw / ks), alpha, power), dtype=float)
+    costs = ns * (ks + item_cost)
+    best = int(np.argmin(costs))
+    return int(ns[best]), int(ks[best])
