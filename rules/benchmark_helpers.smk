@@ -15,7 +15,22 @@ BENCHMARK_FIGURE_NAMES = [
 
 @cache
 def benchmark_sources(name):
-    return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    try:
+        return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    except (RunFilesError, ValueError) as exc:
+        stop("input", f"analysis {name}: {exc}")
+
+
+def benchmark_layout(name):
+    """What a benchmark raw_dir lacks: at least one of the input-format folders."""
+    folders = input_dirs(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    if any(path.is_dir() for path in folders.values()):
+        return [], ""
+    return ["matrix/, long/, lm_eval/ or inspect/ folder"], (
+        "at least one of matrix/<name>.csv, long/<name>.csv|jsonl, "
+        "lm_eval/<model>/samples_*.jsonl, inspect/<log>.eval|json (optional: "
+        "items.csv, published/*.csv)"
+    )
 
 
 def benchmark_runs(name):
