@@ -30,6 +30,9 @@ tick() { local start=$SECONDS; while sleep 20; do echo "rederive setup:       ..
 # start-up, and plugin 2.8.0 runs `scontrol show config` when imported, which
 # waits ~9 s on a machine with SLURM's client tools and no reachable controller.
 install_slurm_plugins() {
+  # A venv built before this layout has them in site-packages, always imported.
+  .venv/bin/python -m pip uninstall --quiet --yes snakemake-executor-plugin-slurm \
+    snakemake-executor-plugin-slurm-jobstep 2>/dev/null || true
   rm -rf .venv/slurm-plugins
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
     --target .venv/slurm-plugins -r envs/requirements-slurm.lock 2> >(grep -v "^WARNING: Location" >&2)
