@@ -495,4 +495,5 @@ register_kind(
     targets=benchmark_targets,
     power_title="Benchmark model pairs",
     power_unit="items (or clusters, with ``cluster_by``)",
+    layout=benchmark_layout,
 )

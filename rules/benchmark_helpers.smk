@@ -19,8 +19,21 @@ BENCHMARK_FIGURE_NAMES = [
 def benchmark_sources(name):
     try:
         return discover(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
-    except (InputError, ValueError) as exc:
+    except (InputError, RunFilesError, ValueError) as exc:
         stop("input", f"analysis {name}: {exc}")
+
+
+def benchmark_layout(name):
+    """What a benchmark raw_dir lacks: at least one of the input-format folders."""
+    folders = input_dirs(ANALYSES[name]["raw_dir"], ANALYSES[name].get("inputs"))
+    if any(path.is_dir() for path in folders.values()):
+        return [], ""
+    names = [f"{name}/" for name in formats.names()]
+    return [f"input-format folder ({', '.join(names)})"], (
+        f"at least one of {', '.join(names)} (docs/input-formats.md), or "
+        "inputs: {auto: <folder>} for a folder of mixed outputs (optional: "
+        "items.csv, published/*.csv)"
+    )
 
 
 def benchmark_runs(name):

@@ -320,4 +320,8 @@ register_kind(
     targets=bias_awareness_targets,
     power_title="Bias awareness model differences",
     power_unit="questions",
+    layout=paper_layout(
+        ["items.jsonl"],
+        "items.jsonl and runs/<model>.jsonl (optional: published/*.csv)",
+    ),
 )

@@ -9,6 +9,12 @@ from pathlib import Path
 from rederive.analyses import ConfigError, load_schema, resolve
 from rederive.io.batches import group_runs
 from rederive.io.content_keys import ContentKeys
+from rederive.io.run_files import (
+    RunFilesError,
+    brace_problem,
+    discover_runs,
+    missing_layout,
+)
 
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
@@ -60,10 +66,12 @@ KINDS = {}
 _CLAIMED_RULES = set()
 
 
-def register_kind(kind, *, runs, targets, power_title, power_unit):
+def register_kind(kind, *, runs, targets, power_title, power_unit, layout):
     """Record a kind: the rules defined since the previous kind's file, a
-    function listing an analysis's run ids, one listing its targets, and the
-    title and resampling unit of its power figure. Called at the end of
+    function listing an analysis's run ids, one listing its targets, the
+    title and resampling unit of its power figure, and its raw_dir layout
+    (`paper_layout`, or a function of the analysis name returning what its
+    raw_dir lacks and a sentence on what it must hold). Called at the end of
     rules/<kind>.smk."""
     if kind not in KIND_NAMES:
         raise ValueError(
@@ -78,7 +86,60 @@ def register_kind(kind, *, runs, targets, power_title, power_unit):
         "targets": targets,
         "power_title": power_title,
         "power_unit": power_unit,
+        "layout": layout,
     }
+
+
+def paper_layout(files, holds):
+    """Layout of a paper kind: required `files` and a runs/ folder; `holds` says
+    what such a raw_dir holds, for the message refusing one that lacks them."""
+
+    def check(name):
+        return missing_layout(raw_dir(name), files), holds
+
+    return check
+
+
+def check_raw_dir(name):
+    """Refuse, before any job, a raw_dir that is not a study folder of its kind
+    (`raw_dir: /`, `/etc`, a typo'd folder), has a path Snakemake cannot carry
+    (braces), or holds no run: one `rederive:` message instead of a missing
+    input or a traceback in some input function."""
+    kind, folder = kind_of(name), raw_dir(name)
+    problem = brace_problem(folder)
+    if problem:
+        stop("config", f"analyses.{name}.raw_dir: {problem}")
+    missing, holds = KINDS[kind]["layout"](name)
+    if missing:
+        stop(
+            "input",
+            f"analysis {name}: raw_dir {folder} is not a {kind} study folder: it has "
+            f"no {', no '.join(missing)}. A {kind} raw_dir holds {holds} "
+            f"(docs/kinds/{kind}.md)",
+        )
+    if not KINDS[kind]["runs"](name):
+        stop(
+            "input",
+            f"analysis {name}: raw_dir {folder} has no run file in runs/ (a {kind} "
+            f"raw_dir holds {holds}; docs/kinds/{kind}.md)",
+        )
+    bad = [p for p in raw_files_of(name) if brace_problem(p)]
+    if bad:
+        stop(
+            "input",
+            f"analysis {name}: "
+            + "; ".join(brace_problem(p) for p in bad[:5])
+            + (f"; … and {len(bad) - 5} more" if len(bad) > 5 else ""),
+        )
+
+
+@cache
+def raw_files_of(name):
+    """Every file under the analysis's raw_dir (hashed into provenance.json)."""
+    try:
+        return tuple(sorted(p for p in raw_dir(name).rglob("*") if p.is_file()))
+    except OSError as exc:
+        stop("input", f"analysis {name}: cannot list raw_dir {raw_dir(name)}: {exc}")
 
 
 def analyses_of(kind):
@@ -187,10 +248,23 @@ def power_note(wildcards):
     return "" if is_simulated(wildcards) else data_note(wildcards)
 
 
-def run_ids(name, pattern="{run}.jsonl"):
-    """Run files found in <raw_dir>/runs/ at DAG-build time, sorted."""
-    runs = glob_wildcards(str(raw_dir(name) / "runs" / pattern)).run
-    return sorted(r for r in runs if "/" not in r)
+@cache
+def run_files(name):
+    """The run files of <raw_dir>/runs/ at DAG-build time: run id -> file.
+
+    Run ids are safe file names derived from the file names
+    (rederive.io.run_files); an entry of runs/ that is not read, a path with
+    braces, or two files with one run id stop the run before any job.
+    """
+    try:
+        return discover_runs(raw_dir(name) / "runs")
+    except RunFilesError as exc:
+        stop("input", f"analysis {name}: runs folder {exc}")
+
+
+def run_ids(name):
+    """Run ids of the analysis's runs/ folder, sorted."""
+    return list(run_files(name))
 
 
 @cache
@@ -210,8 +284,8 @@ def batch_runs(wildcards):
 
 def batch_run_files(wildcards):
     """Input function: the raw `runs/<run>.jsonl` files of the job's ingest batch."""
-    folder = raw_dir(wildcards.analysis) / "runs"
-    return [str(folder / f"{run}.jsonl") for run in batch_runs(wildcards)]
+    files = run_files(wildcards.analysis)
+    return [str(files[run]) for run in batch_runs(wildcards)]
 
 
 def ingested_batches(wildcards):
@@ -316,10 +390,7 @@ def analysis_audits(wildcards):
 
 
 def raw_inputs(wildcards):
-    files = []
-    for name in BUILD:
-        files += sorted(str(p) for p in raw_dir(name).rglob("*") if p.is_file())
-    return files
+    return [str(p) for name in BUILD for p in raw_files_of(name)]
 
 
 # Rules outside the kind files that run once per analysis (written once).
@@ -392,6 +463,8 @@ def finish_workflow():
             f"kinds with rules {sorted(KINDS)} differ from the kind enum "
             f"{sorted(KIND_NAMES)} of config/schemas/config.schema.yaml"
         )
+    for name in BUILD:
+        check_raw_dir(name)
     rule_kinds = {name: k for k, entry in KINDS.items() for name in entry["rules"]}
     versions = {}
     for rule_ in workflow.rules:

@@ -389,4 +389,8 @@ register_kind(
     targets=cot_loadbearing_targets,
     power_title="CoT load-bearing, numeric vs text perturbation",
     power_unit="problems",
+    layout=paper_layout(
+        ["baselines.csv"],
+        "baselines.csv and runs/<model>.jsonl (optional: published/*.csv)",
+    ),
 )

@@ -758,4 +758,8 @@ register_kind(
     targets=salitrap_targets,
     power_title="SaliTrap model pairs (control TAR)",
     power_unit="seed clusters",
+    layout=paper_layout(
+        ["items.jsonl"],
+        "items.jsonl and runs/<run>.jsonl (optional: models.csv, published/*.csv)",
+    ),
 )

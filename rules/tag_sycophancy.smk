@@ -270,4 +270,8 @@ register_kind(
     targets=tag_sycophancy_targets,
     power_title="Tag sycophancy, per-model tag effect",
     power_unit="items",
+    layout=paper_layout(
+        ["items.jsonl"],
+        "items.jsonl and runs/<model>.jsonl (optional: models.csv, published/*.csv)",
+    ),
 )

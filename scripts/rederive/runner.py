@@ -13,9 +13,13 @@ instead of a traceback, exiting non-zero so Snakemake stops the DAG.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import re
+import shutil
 import sys
+from pathlib import Path
 
 from rederive.errors import InputError
 
@@ -44,9 +48,84 @@ def run(main, snakemake) -> None:
     try:
         main(snakemake)
     except InputError as exc:
-        message = f"\nrederive: input error in rule {snakemake.rule}:\n  {exc}\n"
-        if log_path:
+        _fail(f"\nrederive: input error in rule {snakemake.rule}:\n  {exc}\n", log_path)
+    except Exception as exc:
+        path = disk_full_path(exc, list(snakemake.output))
+        if path is None:
+            raise
+        _fail(disk_full_message(snakemake.rule, path), log_path)
+
+
+def _fail(message: str, log_path: str | None) -> None:
+    if log_path:
+        try:
             with open(log_path, "a") as handle:
                 handle.write(message)
-        sys.stderr.write(message)
-        sys.exit(1)
+        except OSError:
+            pass  # the log may sit on the full disk; the terminal still gets it
+    sys.stderr.write(message)
+    sys.exit(1)
+
+
+# What a full disk (or an exhausted quota) looks like from Python's file calls,
+# from pyarrow (OSError, errno in the text) and from DuckDB (IOException, and a
+# TransactionException after a failed write): matched on errno and on text.
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_FULL_TEXT = ("No space left on device", "Disk quota exceeded")
+_QUOTED_PATH = re.compile(r'file "([^"]+)"')
+
+
+def disk_full_path(exc: BaseException, outputs: list[str]) -> str | None:
+    """The path a disk-full error was writing, or None when ``exc`` is not one.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The job's exception; its ``__cause__``/``__context__`` chain is searched.
+    outputs : list of str
+        The job's outputs (named when the error names no file).
+
+    Returns
+    -------
+    str or None
+        The file named by the error (``OSError.filename``, DuckDB's
+        ``file "…"``), else the job's first output, else ``"."``.
+    """
+    seen = set()
+    found = False
+    named = None
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        text = str(exc)
+        if (isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS) or any(
+            t in text for t in _FULL_TEXT
+        ):
+            found = True
+            if named is None and isinstance(exc, OSError) and exc.filename:
+                named = str(exc.filename)
+            match = _QUOTED_PATH.search(text)
+            if named is None and match:
+                named = match.group(1)
+        exc = exc.__cause__ or exc.__context__
+    if not found:
+        return None
+    return named or (outputs[0] if outputs else ".")
+
+
+def disk_full_message(rule: str, path: str) -> str:
+    """The `rederive:` paragraph for a full disk: which disk, how full, what to free."""
+    folder = Path(path).resolve().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        usage = shutil.disk_usage(folder)
+        state = f"{usage.free / 2**20:,.0f} MB free of {usage.total / 2**20:,.0f} MB"
+    except OSError:
+        state = "free space unknown"
+    return (
+        f"\nrederive: disk full in rule {rule}:\n  no space left on the disk holding "
+        f"{path} ({state}). Free space on that disk — results/<name>/ of analyses you no "
+        "longer build, results/benchmarks/ and results/logs/ are safe to delete (rebuilt "
+        "or rewritten by the next run) — or run from a folder on a larger disk; then run "
+        "the same command again: the outputs this job left incomplete are rebuilt.\n"
+    )

@@ -33,8 +33,14 @@ def build(db_path: str | Path, tables: dict[str, pd.DataFrame]) -> None:
             con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM _frame')
             con.unregister("_frame")
         con.execute("CHECKPOINT")
-    finally:
+    except BaseException:
         con.close()
+        # A failed build (a full disk above all) must not leave its partial
+        # file taking the space the next attempt needs.
+        for partial in (tmp, Path(str(tmp) + ".wal")):
+            partial.unlink(missing_ok=True)
+        raise
+    con.close()
     os.replace(tmp, db_path)
 
 

@@ -51,6 +51,29 @@ def resample_weights(n_units: int, n_boot: int, rng: np.random.Generator) -> np.
     return counts.reshape(n_boot, n_units)
 
 
+#: Most cells of one block of bootstrap weights (about 130 MB as int64). The full
+#: (n_boot, n_units) matrix of a run with a million items is 16 GB at B = 2000.
+MAX_WEIGHT_CELLS = 2**24
+
+
+def weight_chunks(n_units: int, n_boot: int, rng: np.random.Generator, max_cells=None):
+    """The rows of :func:`resample_weights` in blocks of at most ``max_cells`` cells.
+
+    Blocks are drawn one after the other from ``rng``, which gives exactly the
+    rows of one ``resample_weights(n_units, n_boot, rng)`` call (NumPy's
+    ``integers`` stream does not depend on how the draws are split), so results
+    are the same as unblocked, at a memory bounded whatever ``n_units``.
+
+    Yields
+    ------
+    ndarray of shape (rows, n_units), int
+        Consecutive blocks of replicates; ``rows`` sum to ``n_boot``.
+    """
+    step = max(1, (max_cells or MAX_WEIGHT_CELLS) // max(n_units, 1))
+    for start in range(0, n_boot, step):
+        yield resample_weights(n_units, min(step, n_boot - start), rng)
+
+
 def sum_by_cluster(values: np.ndarray, clusters) -> tuple[np.ndarray, np.ndarray]:
     """Sum the rows of ``values`` within clusters.
 
@@ -133,10 +156,14 @@ def bootstrap_ratio(
         raise ValueError(f"numerator shape {num.shape} != denominator shape {den.shape}")
     num_c, _ = sum_by_cluster(num, clusters)
     den_c, _ = sum_by_cluster(den, clusters)
-    weights = resample_weights(num_c.shape[0], n_boot, rng)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = num_c.sum(axis=0) / den_c.sum(axis=0)
-        replicates = (weights @ num_c) / (weights @ den_c)
+        replicates = np.concatenate(
+            [
+                (weights @ num_c) / (weights @ den_c)
+                for weights in weight_chunks(num_c.shape[0], n_boot, rng)
+            ]
+        )
     estimate = np.where(den_c.sum(axis=0) > 0, estimate, np.nan)
     return RatioBootstrap(estimate=estimate, replicates=replicates, n_clusters=num_c.shape[0])
 

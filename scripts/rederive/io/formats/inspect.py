@@ -8,6 +8,7 @@ import pandas as pd
 
 from rederive.io import inspect_log
 from rederive.io.formats import _sniff
+from rederive.io.run_files import refuse_compressed
 from rederive.io.zipread import ZipLimits
 
 NAME = "inspect"
@@ -24,6 +25,7 @@ def find_runs(folder: Path) -> list[tuple[str, Path]]:
     never skipped.
     """
     folder = Path(folder)
+    refuse_compressed(folder, "inspect/")
     logs = [*folder.rglob("*.eval"), *folder.rglob("*.json")]
     return [
         (str(path.relative_to(folder).with_suffix("")), path)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.io import lm_eval as reader
+from rederive.io.run_files import refuse_compressed
 
 NAME = "lm_eval"
 DESCRIPTION = (
@@ -28,6 +29,7 @@ def find_runs(folder: Path) -> list[tuple[str, Path]]:
     itself is then named by its own name.
     """
     folder = Path(folder)
+    refuse_compressed(folder, "lm_eval/")
     found = sorted({p.parent for p in folder.rglob("*.json*") if reader.samples_match(p.name)})
     runs = []
     for path in found:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from rederive.io.formats import _sniff
+from rederive.io.run_files import flat_runs
 from rederive.io.tabular import read_long
 
 NAME = "long"
@@ -15,10 +16,12 @@ REQUIRED = {"model", "item_id", "correct"}
 
 
 def find_runs(folder: Path) -> list[tuple[str, Path]]:
-    """Every ``*.csv`` and ``*.jsonl`` of the folder, named by file name."""
-    folder = Path(folder)
-    paths = sorted([*folder.glob("*.csv"), *folder.glob("*.jsonl")])
-    return [(path.name, path) for path in paths]
+    """Every ``*.csv`` and ``*.jsonl`` of the folder (any case), named by file name
+    (``x.csv`` and ``x.jsonl`` are two runs).
+
+    The folder is flat: any other entry is refused, naming it and what to do.
+    """
+    return flat_runs(folder, (".csv", ".jsonl"), "long/", by_stem=False)
 
 
 def detect(path: Path) -> bool:

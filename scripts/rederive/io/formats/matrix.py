@@ -8,6 +8,7 @@ import pandas as pd
 
 from rederive.errors import InputError
 from rederive.io.formats import _sniff
+from rederive.io.run_files import flat_runs
 from rederive.io.tabular import parse_correct, read_matrix_csv
 
 NAME = "matrix"
@@ -16,8 +17,12 @@ LONG_COLUMNS = {"model", "item_id", "correct"}
 
 
 def find_runs(folder: Path) -> list[tuple[str, Path]]:
-    """Every ``*.csv`` of the folder (not its sub-folders), named by file stem."""
-    return [(path.stem, path) for path in sorted(Path(folder).glob("*.csv"))]
+    """Every ``*.csv`` of the folder (any case), named by file stem.
+
+    The folder is flat: any other entry (a sub-folder, a compressed file,
+    anything else) is refused, naming it and what to do.
+    """
+    return flat_runs(folder, (".csv",), "matrix/", by_stem=True)
 
 
 def detect(path: Path) -> bool:

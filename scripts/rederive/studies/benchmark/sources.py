@@ -9,16 +9,26 @@ mixed outputs instead, detecting each run's format
 ``<raw_dir>/<format>`` folders are not searched (a format set explicitly still is).
 
 The run id is ``<format>-<name>`` with characters other than letters, digits,
-``.``, ``_`` and ``-`` replaced, so it is a safe file name and wildcard value.
+``.``, ``_`` and ``-`` replaced and a long name shortened
+(:func:`rederive.io.run_files.run_id`), so it is a safe file name and wildcard
+value.
+
+``matrix/`` and ``long/`` are flat: an entry there that is not read (a
+sub-folder, a compressed or ``.json`` file, anything else) is refused, naming
+it. ``lm_eval/`` and ``inspect/`` are the tools' own output folders, searched at
+any depth; files there that are neither logs nor samples (lm-eval's
+``results_*.json`` aside) are the tools' and are not read, except that a
+compressed file is refused (a compressed log or samples file would otherwise be
+lost). A path holding ``{`` or ``}`` is refused (Snakemake cannot carry it).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from rederive.io import formats
+from rederive.io.run_files import RunFilesError, brace_problem, run_id
 
 FORMATS = formats.names()
 
@@ -32,10 +42,6 @@ class Source:
     def files(self) -> list[Path]:
         """Files the run is read from (Snakemake inputs: a change re-runs the ingest)."""
         return formats.get(self.format).files(self.path)
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "run"
 
 
 def input_dirs(raw_dir: str | Path, inputs: dict | None) -> dict[str, Path]:
@@ -58,13 +64,20 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
     ValueError
         When two inputs would get the same run id (e.g. ``a b.csv`` and ``a_b.csv``).
     rederive.errors.InputError
-        From a format's ``find_runs`` (a file there that is no run), or from auto
-        mode (a file no format, or several, recognise).
+        From auto mode (a file no format, or several, recognise).
+    RunFilesError
+        From a format's ``find_runs`` (an entry of its folder that is not read,
+        named with what to do), or listing every path with braces.
     """
     found: dict[str, Source] = {}
+    problems: list[str] = []
 
     def add(fmt: str, name: str, path: Path) -> None:
-        run = f"{fmt}-{_safe(name)}"
+        problem = brace_problem(path)
+        if problem:
+            problems.append(problem)
+            return
+        run = f"{fmt}-{run_id(name)}"
         if run in found:
             raise ValueError(
                 f"inputs {found[run].path} and {path} both map to run id {run}; rename one"
@@ -79,6 +92,13 @@ def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Sourc
             for detected, name, path in formats.find_auto_runs(folder, skip=skip):
                 add(detected, name, path)
         else:
-            for name, path in formats.get(fmt).find_runs(folder):
+            try:
+                runs = formats.get(fmt).find_runs(folder)
+            except RunFilesError as exc:  # every folder's problems in one message
+                problems.extend(exc.problems)
+                continue
+            for name, path in runs:
                 add(fmt, name, path)
+    if problems:
+        raise RunFilesError(raw_dir, problems)
     return dict(sorted(found.items()))

@@ -114,7 +114,7 @@ def read_run(path, items: pd.DataFrame, *, run: str) -> tuple[pd.DataFrame, Acco
             line=line,
             message=f"expected the model name, got {rec['model']!r}",
             valid=lambda v: v.strip() != "",
-        )
+        ).strip()  # ids are trimmed when read, as require_id does
         if model is None:
             model = this_model
         elif this_model != model:

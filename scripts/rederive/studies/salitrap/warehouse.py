@@ -75,7 +75,15 @@ def read_models(path: Path | None, models_seen: list[str]) -> pd.DataFrame:
         for column in MODEL_COLUMNS:
             if column not in frame.columns:
                 frame[column] = pd.NA
-        frame = frame[MODEL_COLUMNS]
+        frame = frame[MODEL_COLUMNS].copy()
+        # Trimmed as the run files' model ids are (a trailing space from a
+        # spreadsheet would otherwise make a second, metadata-less model).
+        blank = frame.index[frame["model"].isna() | (frame["model"].str.strip() == "")]
+        if len(blank):
+            raise InputError(
+                "model is blank", file=relpath(path), line=int(blank[0]) + 2, field="model"
+            )
+        frame["model"] = frame["model"].str.strip()
     extra = sorted(set(models_seen) - set(frame["model"]))
     if extra:
         frame = pd.concat([frame, pd.DataFrame({"model": extra})], ignore_index=True)

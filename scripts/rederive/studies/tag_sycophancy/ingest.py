@@ -85,11 +85,14 @@ def label_run(path, items: pd.DataFrame, *, run: str, arms: list[str], endorse_w
             message="model must be a non-empty string",
             valid=bool,
         )
+        # Ids are trimmed when read, in every reader and side table, so that
+        # "GPT-4o " here or in models.csv is the same model as "GPT-4o".
+        this_model = rec["model"].strip()
         if model is None:
-            model = rec["model"]
-        elif rec["model"] != model:
+            model = this_model
+        elif this_model != model:
             raise InputError(
-                f"file mixes models ({model!r} on its first line, {rec['model']!r} here); one run file per model",
+                f"file mixes models ({model!r} on its first line, {this_model!r} here); one run file per model",
                 file=name,
                 line=line,
                 field="model",

@@ -59,6 +59,12 @@ def read_models(path, models_seen) -> pd.DataFrame:
             if column not in frame.columns:
                 frame[column] = ""
         frame = frame[MODEL_COLUMNS].copy()
+        # Trimmed as the run files' model names are: "GPT-4o " (a spreadsheet's
+        # trailing space) is GPT-4o, with its lineage, not a model of its own.
+        frame["model"] = frame["model"].str.strip()
+        blank = frame.index[frame["model"] == ""]
+        if len(blank):
+            raise InputError("model is blank", file=name, line=int(blank[0]) + 2, field="model")
         for i, value in enumerate(frame["release_date"]):
             if value and pd.isna(pd.to_datetime(value, format="%Y-%m-%d", errors="coerce")):
                 raise InputError(
