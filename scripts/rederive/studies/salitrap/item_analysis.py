@@ -14,8 +14,6 @@ Writes ``item_analysis.csv`` (every item), ``suspect_items.csv`` (the flagged
 ones, most suspect first) and ``suspect_items.md`` (the first ``n_listed``).
 """
 
-from __future__ import annotations
-
 import pandas as pd
 
 from rederive.io.names import write_csv
