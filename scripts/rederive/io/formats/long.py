@@ -5,24 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from rederive.io.formats import _sniff
 from rederive.io.tabular import read_long
 
 NAME = "long"
-DESCRIPTION = "long CSV/JSONL: model, item_id, correct (+ task, category, epoch, response)"
+DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
 REQUIRED = {"model", "item_id", "correct"}
 
 
 def find_runs(folder: Path) -> list[tuple[str, Path]]:
-    """Every ``*.csv`` and ``*.jsonl`` of the folder, named by file name."""
+    """Every ``*.csv``, ``*.jsonl`` and ``*.parquet`` of the folder, named by file name."""
     folder = Path(folder)
-    paths = sorted([*folder.glob("*.csv"), *folder.glob("*.jsonl")])
+    paths = sorted([*folder.glob("*.csv"), *folder.glob("*.jsonl"), *folder.glob("*.parquet")])
     return [(path.name, path) for path in paths]
 
 
 def detect(path: Path) -> bool:
-    """A ``.csv`` whose header, or a ``.jsonl`` whose first record, has model, item_id, correct."""
+    """A ``.csv`` whose header, a ``.jsonl`` whose first record, or a ``.parquet`` whose
+    schema has model, item_id, correct."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
         rows = _sniff.csv_head(path)
@@ -30,6 +33,12 @@ def detect(path: Path) -> bool:
     if suffix == ".jsonl":
         record = _sniff.first_json_line(path)
         return record is not None and REQUIRED <= set(record)
+    if suffix == ".parquet":
+        try:
+            names = pq.read_schema(path).names
+        except (pa.ArrowException, OSError):
+            return False
+        return REQUIRED <= set(names)
     return False
 
 
