@@ -84,7 +84,9 @@ def generate(study: str, n_models: int, n_items: int, out: Path, file_format: st
 # aggregated (nothing materialised): the speed a columnar ingest can aim at.
 DUCKDB_READ = """
 import sys, time, duckdb
-files, threads = sys.argv[1].split("\\n"), int(sys.argv[2])
+from pathlib import Path
+threads = int(sys.argv[2])
+files = sorted(str(p) for p in Path(sys.argv[1]).iterdir() if p.suffix in {".csv", ".parquet"})
 con = duckdb.connect()
 con.execute(f"SET threads = {threads}")
 reader = (
@@ -101,11 +103,10 @@ print(time.perf_counter() - start)
 
 def duckdb_read(folder: Path, cores: int) -> dict:
     """Wall and CPU of DuckDB reading every long file of ``folder`` in one query."""
-    files = sorted(str(p) for p in folder.iterdir() if p.suffix in {".csv", ".parquet"})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", DUCKDB_READ, "\n".join(files), str(cores)],
+        [sys.executable, "-c", DUCKDB_READ, str(folder), str(cores)],
         check=True,
         stdout=subprocess.DEVNULL,
     )
