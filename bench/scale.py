@@ -6,6 +6,11 @@ Usage::
     .venv/bin/python bench/scale.py --sizes 20x2000 100x10000 --cores 2
     .venv/bin/python bench/scale.py --study salitrap --sizes 50x5000
     .venv/bin/python bench/scale.py --sizes 200x20000 --stages core      # core stage only
+    .venv/bin/python bench/scale.py --sizes 200x20000 --file-format parquet
+
+After the benchmark study's stages, DuckDB reads the same long files in one
+query (every column as text, aggregated) and its wall and CPU are printed
+beside the ingest jobs', the yardstick of a columnar ingest.
 
 For each size (models x items) the data come from ``rederive.simulate.scale``
 (seeded, Rasch), in a scratch directory. The workflow runs in two stages in the
@@ -51,8 +56,9 @@ CORE_TARGETS = {
 }
 
 
-def generate(study: str, n_models: int, n_items: int, out: Path) -> float:
+def generate(study: str, n_models: int, n_items: int, out: Path, file_format: str) -> float:
     start = time.perf_counter()
+    extra = ["--file-format", file_format] if study == "benchmark" else []
     subprocess.run(
         [
             sys.executable,
@@ -66,11 +72,47 @@ def generate(study: str, n_models: int, n_items: int, out: Path) -> float:
             str(n_items),
             "--out",
             str(out),
+            *extra,
         ],
         check=True,
         stdout=subprocess.DEVNULL,
     )
     return time.perf_counter() - start
+
+
+# DuckDB's own reader on the same files, every column parsed as text and
+# aggregated (nothing materialised): the speed a columnar ingest can aim at.
+DUCKDB_READ = """
+import sys, time, duckdb
+from pathlib import Path
+threads = int(sys.argv[2])
+files = sorted(str(p) for p in Path(sys.argv[1]).iterdir() if p.suffix in {".csv", ".parquet"})
+con = duckdb.connect()
+con.execute(f"SET threads = {threads}")
+reader = (
+    "read_parquet($files)" if files[0].endswith(".parquet")
+    else "read_csv($files, all_varchar = true, header = true)"
+)
+columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {reader}", {"files": files[:1]}).fetchall()]
+aggregates = ", ".join(f'max(length(CAST("{c}" AS VARCHAR)))' for c in columns)
+start = time.perf_counter()
+con.execute(f"SELECT count(*), {aggregates} FROM {reader}", {"files": files}).fetchall()
+print(time.perf_counter() - start)
+"""
+
+
+def duckdb_read(folder: Path, cores: int) -> dict:
+    """Wall and CPU of DuckDB reading every long file of ``folder`` in one query."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", DUCKDB_READ, str(folder), str(cores)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"wall": time.perf_counter() - start, "cpu": cpu}
 
 
 def measured(cmd: list[str], cwd: Path) -> None:
@@ -140,6 +182,12 @@ def main(argv=None) -> None:
     parser.add_argument("--study", choices=sorted(CORE_TARGETS), default="benchmark")
     parser.add_argument("--sizes", nargs="+", default=DEFAULT_SIZES, help="MODELSxITEMS")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument(
+        "--file-format",
+        choices=["csv", "parquet"],
+        default="csv",
+        help="benchmark study: long/<model>.csv (default) or .parquet",
+    )
     parser.add_argument("--keep", type=Path, help="work under this folder and keep it")
     parser.add_argument("--stages", nargs="+", choices=["core", "rest"], default=["core", "rest"])
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
@@ -157,7 +205,7 @@ def main(argv=None) -> None:
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
             shutil.copytree(REPO / "config", work / "config")
-            gen = generate(args.study, n_models, n_items, work / "raw")
+            gen = generate(args.study, n_models, n_items, work / "raw", args.file_format)
             print(
                 f"\n## {args.study} {n_models} models x {n_items:,} items = "
                 f"{n_models * n_items:,} rows (generated in {gen:.0f} s)"
@@ -181,6 +229,16 @@ def main(argv=None) -> None:
             ):
                 print(
                     f"| {name} | {r['jobs']} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['rss']:.0f} |"
+                )
+            rules = per_rule(work, args.study)
+            if args.study == "benchmark" and "ingest" in rules:
+                duck = duckdb_read(work / "raw" / "long", args.cores)
+                ingest = rules["ingest"]
+                print(
+                    f"\ningest side by side ({args.file_format}): rederive ingest jobs "
+                    f"{ingest['wall']:.1f} s wall (sum) / {ingest['cpu']:.1f} s CPU; DuckDB "
+                    f"read of the same files {duck['wall']:.1f} s wall / {duck['cpu']:.1f} s CPU "
+                    f"(process start included); ratio CPU {ingest['cpu'] / duck['cpu']:.1f}x"
                 )
             sys.stdout.flush()
             if not args.keep:

@@ -3,6 +3,7 @@
 import hashlib
 
 import numpy as np
+import pandas as pd
 import yaml
 from workflow_utils import REPO
 
@@ -54,3 +55,17 @@ def test_salitrap_shape_passes_the_reader(tmp_path):
         dimensions=cfg["dimensions"],
     )
     assert len(labelled) == 23 and acct.rows_used == 23
+
+
+def test_parquet_files_read_as_the_csv_files(tmp_path):
+    for fmt in ("csv", "parquet"):
+        scale.main(
+            ["--study", "benchmark", "--models", "2", "--items", "30"]
+            + ["--out", str(tmp_path / fmt), "--file-format", fmt]
+        )
+    csv_frame = read_long(tmp_path / "csv" / "long" / "sim-model-2.csv")
+    parquet_frame = read_long(tmp_path / "parquet" / "long" / "sim-model-2.parquet")
+    columns = ["model", "task", "item_id", "category", "correct", "epoch", "response"]
+    pd.testing.assert_frame_equal(csv_frame[columns], parquet_frame[columns])
+    # A CSV row's line is its physical line, a Parquet row's its row number.
+    assert list(csv_frame["line"]) == [n + 1 for n in parquet_frame["line"]]

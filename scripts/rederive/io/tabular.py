@@ -7,7 +7,7 @@ came from, so any later error can point back at the cell a user has to fix.
 * Matrix CSV: first column is the item id (any header, even blank), every other
   column is one model; cells are 0/1 (or a partial-credit fraction), blank =
   missing. This is the layout of the ChemBench matrix of irt-on-bench.
-* Long CSV or JSONL: one row per graded answer with ``model, item_id, correct``
+* Long CSV, JSONL or Parquet: one row per graded answer with ``model, item_id, correct``
   and optional ``task, category, epoch, response``. Rows repeating a
   (model, task, item) without an ``epoch`` column are repeats and get epochs
   1, 2, … in file order; they are averaged within the item downstream.
@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from rederive.errors import InputError, relpath
+from rederive.io import columnar
 from rederive.io.accounting import Accounting, ensure_accounting
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.source import CsvRows, width_message
@@ -260,9 +263,33 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     if suffix == ".jsonl":
         rows = _iter_long_jsonl(path, name)
     elif suffix == ".csv":
+        # Columnar when the file is clean; anything else (every error included)
+        # goes through the row reader below, which names file, line and field.
+        fast = columnar.read_csv_long(
+            path, name=name, default_task=default_task, accounting=accounting
+        )
+        if fast is not None:
+            return fast
         rows = _iter_long_csv(path, name)
+    elif suffix == ".parquet":
+        table = columnar.read_parquet_table(path, name=name)
+        try:
+            return columnar.long_frame(
+                table,
+                np.arange(1, table.num_rows + 1),
+                name=name,
+                default_task=default_task,
+                accounting=accounting,
+            )
+        except (columnar.NotFast, pa.ArrowException):
+            rows = _iter_long_table(table, name)
     else:
-        raise InputError("a long results file must end in .csv or .jsonl", file=name)
+        raise InputError("a long results file must end in .csv, .jsonl or .parquet", file=name)
+    return _graded_frame(rows, name=name, default_task=default_task, accounting=accounting)
+
+
+def _graded_frame(rows, *, name: str, default_task: str, accounting) -> pd.DataFrame:
+    """Validate ``(line, record)`` pairs one at a time into the reader frame."""
     records = []
     has_epoch = None
     keys: dict[tuple, int] = {}
@@ -329,6 +356,20 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     if read == 0:
         raise InputError("no graded rows in this file", file=name)
     return frame_from_records(records)
+
+
+def _iter_long_table(table, name):
+    """Rows of a Parquet long table as ``(row number, record)``, all-blank rows skipped."""
+    for field in _LONG_REQUIRED:
+        if field not in table.column_names:
+            raise InputError("required column is missing", file=name, field=field)
+    number = 0
+    for batch in table.to_batches(max_chunksize=65_536):
+        for record in batch.to_pylist():
+            number += 1
+            if all(v is None or (isinstance(v, str) and not v.strip()) for v in record.values()):
+                continue
+            yield number, record
 
 
 def _iter_long_jsonl(path, name):

@@ -20,14 +20,25 @@ from rederive.errors import InputError
 from rederive.io.batches import in_run_order
 
 
-def build(db_path: str | Path, tables: dict[str, pd.DataFrame]) -> None:
-    """Write ``tables`` (name → DataFrame) into a fresh DuckDB file atomically."""
+def build(
+    db_path: str | Path,
+    tables: dict[str, pd.DataFrame],
+    sql_tables: dict[str, tuple[str, dict]] | None = None,
+) -> None:
+    """Write ``tables`` (name → DataFrame) into a fresh DuckDB file atomically.
+
+    ``sql_tables`` (name → (SELECT, parameters)) are created by DuckDB itself,
+    first, e.g. straight from the per-run Parquet files, so their rows never
+    become Python objects.
+    """
     db_path = Path(db_path)
     tmp = db_path.with_name(db_path.name + ".tmp")
     for stale in (tmp, Path(str(tmp) + ".wal")):
         stale.unlink(missing_ok=True)
     con = duckdb.connect(str(tmp))
     try:
+        for name, (sql, params) in (sql_tables or {}).items():
+            con.execute(f'CREATE TABLE "{name}" AS {sql}', params)
         for name, frame in tables.items():
             con.register("_frame", frame)
             con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM _frame')
@@ -131,7 +142,23 @@ def share_repeated_strings(
     return frame
 
 
-def read_labelled(paths, *, share_strings: bool = False) -> pd.DataFrame:
+def labelled_sql(paths, extra: str = "") -> tuple[str, dict]:
+    """A SELECT of the per-run labelled Parquet files stacked in run order.
+
+    The same rows, columns and order as :func:`read_labelled` (columns unioned by
+    name, in order of first appearance), for DuckDB to copy without pandas;
+    ``extra`` is appended to the select list (``", task || ':' || item_id AS k"``).
+    """
+    files = in_run_order(paths)
+    return (
+        f"SELECT *{extra} FROM read_parquet($files, union_by_name = true)",
+        {"files": files},
+    )
+
+
+def read_labelled(
+    paths, *, share_strings: bool = False, columns: list[str] | None = None
+) -> pd.DataFrame:
     """The per-run ``labelled/<run>.parquet`` files stacked in run order.
 
     Run order is file-name order (:func:`rederive.io.batches.in_run_order`),
@@ -140,11 +167,18 @@ def read_labelled(paths, *, share_strings: bool = False) -> pd.DataFrame:
     An empty frame (no columns) when ``paths`` is empty; callers that need at
     least one run say so themselves. ``share_strings`` applies
     :func:`share_repeated_strings` to each file before stacking (same values,
-    a fraction of the memory at millions of rows).
+    a fraction of the memory at millions of rows). ``columns`` reads only those
+    of the listed columns a file has.
     """
+    import pyarrow.parquet as pq
+
     frames = []
     for path in in_run_order(paths):
-        frame = pd.read_parquet(path)
+        if columns is None:
+            frame = pd.read_parquet(path)
+        else:
+            present = set(pq.read_schema(path).names)
+            frame = pd.read_parquet(path, columns=[c for c in columns if c in present])
         frames.append(share_repeated_strings(frame) if share_strings else frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

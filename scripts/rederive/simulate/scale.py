@@ -3,8 +3,10 @@
 Two shapes, both Rasch (1PL) data so every analysis has structure to find:
 
 ``benchmark``
-    ``long/<model>.csv`` files of the benchmark study (``model, item_id, task,
-    category, correct, response``), one file (one run, one ingest job) per model.
+    ``long/<model>.csv`` (or with ``--file-format parquet`` ``long/<model>.parquet``)
+    files of the benchmark study (``model, item_id, task, category, correct,
+    response``), one file (one run) per model, as leaderboard details come.
+    Written one model at a time: 5,000 x 30,000 streams in the memory of one file.
 ``salitrap``
     ``items.jsonl`` + ``runs/<model>.jsonl`` + ``models.csv`` in the SaliTrap
     authors' format, control condition only; items come in seed clusters of five.
@@ -58,37 +60,69 @@ def model_names(n_models: int) -> list[str]:
 
 def rasch_outcomes(n_models: int, n_items: int, seed: int) -> np.ndarray:
     """0/1 outcomes, shape (n_models, n_items), from a seeded 1PL model."""
+    return np.stack(list(iter_rasch_outcomes(n_models, n_items, seed)))
+
+
+def iter_rasch_outcomes(n_models: int, n_items: int, seed: int):
+    """The rows of :func:`rasch_outcomes` one model at a time (int8, ``n_items`` each).
+
+    Drawing row by row takes the same numbers from the generator as drawing the
+    whole matrix at once, so both give the same outcomes; this one holds one row
+    (5,000 x 30,000 would be 1.2 GB of probabilities at once).
+    """
     theta = rng_for(seed, "theta").normal(0.0, 1.0, n_models)
     b = rng_for(seed, "difficulty").normal(0.0, 1.3, n_items)
-    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
-    return (rng_for(seed, "outcomes").random((n_models, n_items)) < p).astype(np.int8)
+    draw = rng_for(seed, "outcomes")
+    for m in range(n_models):
+        p = 1.0 / (1.0 + np.exp(-(theta[m] - b)))
+        yield (draw.random(n_items) < p).astype(np.int8)
 
 
-def write_benchmark(out: Path, n_models: int, n_items: int, seed: int) -> list[Path]:
-    """One long CSV per model under ``out/long``; returns the files written."""
-    outcomes = rasch_outcomes(n_models, n_items, seed)
+LONG_HEADER = ["model", "item_id", "task", "category", "correct", "response"]
+
+
+def write_benchmark(
+    out: Path, n_models: int, n_items: int, seed: int, file_format: str = "csv"
+) -> list[Path]:
+    """One long file per model under ``out/long`` (``csv`` or ``parquet``); the files written.
+
+    Streams: one model's rows exist at a time, as Arrow columns (no Python object
+    per cell), so 5,000 x 30,000 needs the memory of one 30,000-row file.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
     width = len(str(n_items))
-    item_ids = [f"q{i:0{width}d}" for i in range(n_items)]
-    categories = [f"cat{i % CATEGORIES:02d}" for i in range(n_items)]
-    answers = rng_for(seed, "answers").integers(0, 4, size=(n_models, n_items))
+    item_ids = pa.array([f"q{i:0{width}d}" for i in range(n_items)])
+    categories = pa.array([f"cat{i % CATEGORIES:02d}" for i in range(n_items)])
+    task = pa.array(["simtask"] * n_items)
+    templates = pa.array([f"The answer is {letter}." for letter in "ABCD"])
+    answers = rng_for(seed, "answers")
     (out / "long").mkdir(parents=True, exist_ok=True)
+    # Plain CSV: none of the values needs quoting, and the header is written as is.
+    options = pa_csv.WriteOptions(include_header=False, quoting_style="none")
     files = []
-    for m, model in enumerate(model_names(n_models)):
-        path = out / "long" / f"{model}.csv"
-        with open(path, "w", newline="") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(["model", "item_id", "task", "category", "correct", "response"])
-            for i in range(n_items):
-                writer.writerow(
-                    [
-                        model,
-                        item_ids[i],
-                        "simtask",
-                        categories[i],
-                        int(outcomes[m, i]),
-                        f"The answer is {'ABCD'[answers[m, i]]}.",
-                    ]
-                )
+    rows = zip(model_names(n_models), iter_rasch_outcomes(n_models, n_items, seed), strict=True)
+    for model, outcomes in rows:
+        letters = answers.integers(0, 4, size=n_items)
+        table = pa.table(
+            {
+                "model": pa.array([model] * n_items),
+                "item_id": item_ids,
+                "task": task,
+                "category": categories,
+                "correct": pa.array(outcomes),
+                "response": templates.take(pa.array(letters)),
+            }
+        )
+        path = out / "long" / f"{model}.{file_format}"
+        if file_format == "parquet":
+            pq.write_table(table, path)
+        else:
+            with open(path, "wb") as handle:
+                handle.write((",".join(LONG_HEADER) + "\n").encode())
+                pa_csv.write_csv(table, handle, options)
         files.append(path)
     return files
 
@@ -167,11 +201,19 @@ def main(argv=None) -> None:
     parser.add_argument("--items", type=int, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--file-format",
+        choices=["csv", "parquet"],
+        default="csv",
+        help="benchmark only: long/<model>.csv (default) or long/<model>.parquet",
+    )
     args = parser.parse_args(argv)
     if args.models < 2 or args.items < 1:
         parser.error("need at least 2 models and 1 item")
-    writer = write_benchmark if args.study == "benchmark" else write_salitrap
-    files = writer(args.out, args.models, args.items, args.seed)
+    if args.study == "benchmark":
+        files = write_benchmark(args.out, args.models, args.items, args.seed, args.file_format)
+    else:
+        files = write_salitrap(args.out, args.models, args.items, args.seed)
     print(f"wrote {len(files)} runs, {args.models * args.items:,} rows, under {args.out}")
 
 

@@ -5,27 +5,30 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from rederive.io.formats import _sniff
 from rederive.io.run_files import flat_runs
 from rederive.io.tabular import read_long
 
 NAME = "long"
-DESCRIPTION = "long CSV/JSONL: model, item_id, correct (+ task, category, epoch, response)"
+DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
 REQUIRED = {"model", "item_id", "correct"}
 
 
 def find_runs(folder: Path) -> list[tuple[str, Path]]:
-    """Every ``*.csv`` and ``*.jsonl`` of the folder (any case), named by file name
-    (``x.csv`` and ``x.jsonl`` are two runs).
+    """Every ``*.csv``, ``*.jsonl`` and ``*.parquet`` of the folder (any case), named
+    by file name (``x.csv`` and ``x.jsonl`` are two runs).
 
     The folder is flat: any other entry is refused, naming it and what to do.
     """
-    return flat_runs(folder, (".csv", ".jsonl"), "long/", by_stem=False)
+    return flat_runs(folder, (".csv", ".jsonl", ".parquet"), "long/", by_stem=False)
 
 
 def detect(path: Path) -> bool:
-    """A ``.csv`` whose header, or a ``.jsonl`` whose first record, has model, item_id, correct."""
+    """A ``.csv`` whose header, a ``.jsonl`` whose first record, or a ``.parquet`` whose
+    schema has model, item_id, correct."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
         rows = _sniff.csv_head(path)
@@ -33,6 +36,12 @@ def detect(path: Path) -> bool:
     if suffix == ".jsonl":
         record = _sniff.first_json_line(path)
         return record is not None and REQUIRED <= set(record)
+    if suffix == ".parquet":
+        try:
+            names = pq.read_schema(path).names
+        except (pa.ArrowException, OSError):
+            return False
+        return REQUIRED <= set(names)
     return False
 
 
