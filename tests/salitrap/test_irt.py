@@ -57,7 +57,14 @@ def test_binary_responses_from_labels():
 
 def test_reports_the_marginal_ml_ability_with_its_cluster_bootstrap(rasch):
     responses, clusters, ability, difficulty, result = rasch
-    assert list(ability.columns) == ["model", *ABILITY_COLUMNS, "ability_pyirt", "ability_pyirt_sd"]
+    assert list(ability.columns) == [
+        "model",
+        *ABILITY_COLUMNS,
+        "ability_pyirt",
+        "ability_pyirt_sd",
+        "interval_note",
+    ]
+    assert (ability["interval_note"] == "").all()
     # Same fit, same seed, same clusters: the shared marginal-ML bootstrap gives
     # these exact numbers, and the estimate is the marginal-ML one.
     shared = bootstrap_mml_ability(

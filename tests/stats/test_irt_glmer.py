@@ -88,3 +88,15 @@ def test_needs_items_integrated(fitted):
     responses, _, _ = fitted
     with pytest.raises(ValueError, match="items integrated"):
         bootstrap_mml_ability(responses, rasch_mml(responses, random="models"), n_boot=10, seed=1)
+
+
+def test_identical_models_give_nan_intervals_with_a_reason_not_a_crash():
+    from rederive.stats.irt_mml import bootstrap_mml_ability, rasch_mml
+
+    rng = np.random.default_rng(5)
+    row = (rng.random(40) < 0.6).astype(float)
+    responses = pd.DataFrame([row] * 4, index=[f"m{k}" for k in range(4)])
+    fit = rasch_mml(responses, random="items")
+    boot = bootstrap_mml_ability(responses, fit, n_boot=50, seed=1)
+    assert "not estimable" in boot.note
+    assert boot.table[["ci_low", "ci_high", "se_boot"]].isna().all().all()

@@ -306,6 +306,9 @@ class MmlAbilityBootstrap:
     hessian : str
         ``"observed"`` (central differences of the analytic gradient) or
         ``"outer product"`` (beyond the cost budget, see Notes).
+    note : str
+        Why the intervals are NaN ("" when they are not): a singular information
+        matrix, whose Newton step does not exist.
     """
 
     table: pd.DataFrame
@@ -314,6 +317,7 @@ class MmlAbilityBootstrap:
     level: float
     n_units: int
     hessian: str
+    note: str = ""
 
 
 def bootstrap_mml_ability(
@@ -402,9 +406,28 @@ def bootstrap_mml_ability(
     unit_scores = np.zeros((n_units, x.size))
     np.add.at(unit_scores, unit_of_item, scores)
     w = resample_weights(n_units, int(n_boot), rng_for(seed, "bootstrap_ability"))
-    step = np.linalg.solve(hess, ((w - 1.0) @ unit_scores).T).T  # (n_boot, p)
+    note = ""
+    # An item that some models pass and others fail is what separates abilities
+    # from the item spread; without one, sigma runs to infinity.
+    passed, answered = np.nansum(y, axis=0), obs.sum(axis=0)
+    mixed = int(((passed > 0) & (passed < answered)).sum())
+    try:
+        if mixed <= 0 or not np.isfinite(hess).all() or np.linalg.cond(hess) > 1e12:
+            raise np.linalg.LinAlgError("singular information matrix")
+        step = np.linalg.solve(hess, ((w - 1.0) @ unit_scores).T).T  # (n_boot, p)
+    except np.linalg.LinAlgError:
+        # E.g. every model answers every item alike: the item spread runs to
+        # infinity and the information matrix has no inverse.
+        note = (
+            "ability interval not estimable: the marginal likelihood's information "
+            "matrix is singular (the answers do not separate the models, e.g. identical runs)"
+        )
+        step = np.full((int(n_boot), x.size), np.nan)
     reps = -(x[None, :-1] - step[:, :-1]) - fit.shift
-    lo, hi = percentile_ci(reps, level)
+    if note:
+        lo = hi = np.full(theta.size, np.nan)
+    else:
+        lo, hi = percentile_ci(reps, level)
     try:
         se_model = np.sqrt(np.diag(np.linalg.inv(hess)))[:-1]
     except np.linalg.LinAlgError:
@@ -412,7 +435,7 @@ def bootstrap_mml_ability(
     table = pd.DataFrame(
         {
             "ability": theta - fit.shift,
-            "se_boot": reps.std(axis=0, ddof=1),
+            "se_boot": np.full(theta.size, np.nan) if note else reps.std(axis=0, ddof=1),
             "ci_low": lo,
             "ci_high": hi,
             "se_model": se_model,
@@ -427,6 +450,7 @@ def bootstrap_mml_ability(
         level=float(level),
         n_units=n_units,
         hessian=kind,
+        note=note,
     )
 
 

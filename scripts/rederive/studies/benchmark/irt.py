@@ -173,7 +173,9 @@ def fit(
     infinite = (passes == 0) | (passes == ability["n_items"].to_numpy())
     for column in ("ability_ml", "ci_low", "ci_high", "se_boot"):
         ability[column] = np.where(infinite, np.nan, ability[column].to_numpy(dtype=float))
-    ability["ability_note"] = np.where(infinite, ability_not_finite(passes, ability["n_items"]), "")
+    ability["ability_note"] = np.where(
+        infinite, ability_not_finite(passes, ability["n_items"]), boot.note
+    )
     ability[SMALL_N] = small_n_flags(ability["n_items"], min_n)
     # Ranks follow the estimate the interval belongs to (ability_ml), not py-irt's.
     ability = ability.sort_values(

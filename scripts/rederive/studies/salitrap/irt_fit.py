@@ -103,12 +103,15 @@ def abilities(
         ``model`` and :data:`ABILITY_COLUMNS` (the marginal-ML ability, items
         integrated, with its item-bootstrap SE and percentile interval; +-inf for
         a perfect or zero score; ``n_nonfinite`` is 0), then ``ability_pyirt``
-        and ``ability_pyirt_sd`` (py-irt's posterior mean and SD).
+        and ``ability_pyirt_sd`` (py-irt's posterior mean and SD) and
+        ``interval_note`` (why the intervals are NaN, "" when they are not).
     """
+    note = ""
     if n_boot > 0:
-        table = bootstrap_mml_ability(
+        boot = bootstrap_mml_ability(
             responses, result.mml, n_boot=n_boot, seed=seed, level=level, clusters=clusters
-        ).table.assign(n_nonfinite=0)
+        )
+        table, note = boot.table.assign(n_nonfinite=0), boot.note
     else:
         table = result.mml.ability.rename("ability").to_frame()
         table = table.assign(se_boot=np.nan, ci_low=np.nan, ci_high=np.nan, n_nonfinite=0)
@@ -122,6 +125,7 @@ def abilities(
     table = table[ABILITY_COLUMNS].assign(
         ability_pyirt=result.ability.reindex(responses.index),
         ability_pyirt_sd=result.ability_sd.reindex(responses.index),
+        interval_note=note,
     )
     return table.rename_axis("model").reset_index()
 
@@ -190,6 +194,11 @@ def summarise(
         if not_fitted
         else np.where(infinite, ability_not_finite(ability["passes"], ability["answered"]), "")
     )
+    if "interval_note" in ability:
+        # Why a finite ability has no interval (a singular information matrix).
+        empty = ability["ability_note"] == ""
+        ability.loc[empty, "ability_note"] = ability.loc[empty, "interval_note"]
+        ability = ability.drop(columns="interval_note")
     if left_out:
         out = ability["model"].isin(list(left_out))
         ability.loc[out, "ability_note"] = [
