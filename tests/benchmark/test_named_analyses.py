@@ -91,7 +91,7 @@ def test_each_analysis_is_byte_identical_to_building_it_alone(seven, tmp_path):
         assert tables(alone, name) == tables(work, name), name
         # Nothing of the other analyses is written by a build of one.
         assert sorted(p.name for p in (alone / "results").iterdir()) == sorted(
-            ["benchmarks", "logs", "summary", name]
+            ["benchmarks", "logs", "site", "summary", name]
         )
     bundled = tmp_path / "bundled"
     bundled.mkdir()
