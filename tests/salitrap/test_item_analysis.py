@@ -83,3 +83,17 @@ def test_a_partial_run_leaves_every_item_statistic_unchanged():
     # Under the old intersection the partial run enters the statistics.
     mixed, _ = analyse(items, pd.concat([labels, partial]), params(shared_items="intersection"))
     assert not mixed["n_models"].equals(alone["n_models"])
+
+
+def test_an_item_no_model_answered_keeps_its_row_without_flags():
+    items, labels = simulate()
+    unanswered = items["item_id"].iloc[:2].tolist()
+    every, _ = analyse(items, labels[~labels["item_id"].isin(unanswered)], params())
+    assert len(every) == N_ITEMS
+    empty = every[every["item_id"].isin(unanswered)]
+    assert (empty["n_models"] == 0).all() and (empty["n_flags"] == 0).all()
+    assert not empty[["solved_by_none", "solved_by_all"]].any().any()
+    rest, _ = analyse(items.iloc[2:].reset_index(drop=True), labels, params())
+    pd.testing.assert_frame_equal(
+        every.iloc[2:].reset_index(drop=True)[rest.columns], rest, check_dtype=False
+    )

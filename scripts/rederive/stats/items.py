@@ -285,6 +285,21 @@ def item_analysis(
         ``n_flags`` and ``flags`` (the raised flags joined by ``;``).
     """
     thresholds = thresholds or ItemThresholds()
+    answered = responses.notna().any(axis=0)
+    if not answered.all():
+        # An item no model answered has no statistic and raises no flag (not even
+        # "solved by none"): it keeps its row, with n_models 0.
+        out = item_analysis(
+            responses.loc[:, answered], ability=ability, flips=flips, thresholds=thresholds
+        ).reindex(responses.columns)
+        empty = ~answered.to_numpy()
+        for column in ("n_models", "n_correct", "n_fit", "n_models_repeated", "n_models_flipped"):
+            out[column] = out[column].fillna(0).astype("int64")
+        out.loc[empty, list(FLAGS)] = False
+        out[list(FLAGS)] = out[list(FLAGS)].astype(bool)
+        out["n_flags"] = out["n_flags"].fillna(0).astype("int64")
+        out.loc[empty, "flags"] = ""
+        return out
     y = _matrix(responses)
     obs = ~np.isnan(y)
     correct = np.where(obs, y, 0.0).sum(axis=0)
