@@ -75,3 +75,17 @@ def write_suspects_markdown(
         )
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_item_tables(
+    every: pd.DataFrame, suspects: pd.DataFrame, output, *, label_columns, n_listed, note
+) -> None:
+    """The three outputs of an item-analysis rule: ``output.analysis`` (every item),
+    ``output.suspects`` (the flagged ones) and ``output.md`` (the first ``n_listed``)."""
+    from rederive.io.names import write_csv
+
+    write_csv(every, output.analysis, float_format="%.4f")
+    write_csv(suspects, output.suspects, float_format="%.4f")
+    write_suspects_markdown(
+        suspects, output.md, label_columns=label_columns, n_listed=n_listed, note=note
+    )

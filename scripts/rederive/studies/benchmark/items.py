@@ -13,10 +13,10 @@ ones, most suspect first) and ``suspect_items.md`` (the first ``n_listed``).
 import pandas as pd
 
 from rederive.io.warehouse import read_only
-from rederive.report.items import with_items, write_suspects_markdown
+from rederive.report.items import with_items, write_item_tables
 from rederive.runner import run
 from rederive.stats.items import ItemThresholds, epoch_flips, item_analysis, suspect_items
-from rederive.studies.benchmark.common import load_scores, write_csv
+from rederive.studies.benchmark.common import load_scores
 from rederive.studies.benchmark.irt import dichotomise
 
 ITEM_COLUMNS = ["item_key", "task", "item_id", "category"]
@@ -42,11 +42,10 @@ def main(snakemake):
     with read_only(snakemake.input.db) as con:
         long = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
     every, suspects = analyse(matrix, items, long, p.settings)
-    write_csv(every, snakemake.output.analysis, float_format="%.4f")
-    write_csv(suspects, snakemake.output.suspects, float_format="%.4f")
-    write_suspects_markdown(
+    write_item_tables(
+        every,
         suspects,
-        snakemake.output.md,
+        snakemake.output,
         label_columns=["task", "item_id"],
         n_listed=p.settings["n_listed"],
         note=p.data_note,

@@ -16,8 +16,7 @@ ones, most suspect first) and ``suspect_items.md`` (the first ``n_listed``).
 
 import pandas as pd
 
-from rederive.io.names import write_csv
-from rederive.report.items import with_items, write_suspects_markdown
+from rederive.report.items import with_items, write_item_tables
 from rederive.runner import run
 from rederive.stats.items import ItemThresholds, item_analysis, suspect_items
 from rederive.studies.salitrap.common import CONTROL, load, shared_item_set
@@ -48,11 +47,10 @@ def main(snakemake):
     p = snakemake.params
     items, labels = load(snakemake.input.db, CONTROL)
     every, suspects = analyse(items, labels, p)
-    write_csv(every, snakemake.output.analysis, float_format="%.4f")
-    write_csv(suspects, snakemake.output.suspects, float_format="%.4f")
-    write_suspects_markdown(
+    write_item_tables(
+        every,
         suspects,
-        snakemake.output.md,
+        snakemake.output,
         label_columns=["dimension", "item_id"],
         n_listed=p.settings["n_listed"],
         note=p.data_note,
