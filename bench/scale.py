@@ -9,8 +9,11 @@ Usage::
     .venv/bin/python bench/scale.py --sizes 200x20000 --file-format parquet
 
 After the benchmark study's stages, DuckDB reads the same long files in one
-query (every column as text, aggregated) and its wall and CPU are printed
-beside the ingest jobs', the yardstick of a columnar ingest.
+query (every column as text, aggregated) and its CPU is printed beside the
+ingest stage's, the yardstick of a columnar ingest: once for whole processes
+(the ingest jobs against one DuckDB process) and once for the work alone (one
+process each, ``ingest_batch`` over every file against the query, process start
+and imports excluded), with the ratios.
 
 For each size (models x items) the data come from ``rederive.simulate.scale``
 (seeded, Rasch), in a scratch directory. The workflow runs in two stages in the
@@ -82,6 +85,8 @@ def generate(study: str, n_models: int, n_items: int, out: Path, file_format: st
 
 # DuckDB's own reader on the same files, every column parsed as text and
 # aggregated (nothing materialised): the speed a columnar ingest can aim at.
+# It prints the CPU of the query alone (all threads), process start and
+# `import duckdb` excluded.
 DUCKDB_READ = """
 import sys, time, duckdb
 from pathlib import Path
@@ -95,24 +100,82 @@ reader = (
 )
 columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {reader}", {"files": files[:1]}).fetchall()]
 aggregates = ", ".join(f'max(length(CAST("{c}" AS VARCHAR)))' for c in columns)
-start = time.perf_counter()
+start = time.process_time()
 con.execute(f"SELECT count(*), {aggregates} FROM {reader}", {"files": files}).fetchall()
-print(time.perf_counter() - start)
+print(time.process_time() - start)
 """
+
+# rederive's ingest of the same files in one process (the rule's own
+# ingest_batch over every run), its CPU printed with process start and imports
+# excluded: the work the ingest jobs do, without their per-job start.
+INGEST_READ = """
+import sys, tempfile, time
+from pathlib import Path
+from rederive.io.accounting import ingest_batch
+from rederive.studies.benchmark.ingest import ingest_with_reported
+folder = Path(sys.argv[1])
+files = sorted(p for p in folder.iterdir() if p.suffix in {".csv", ".parquet"})
+sources = {p.name: {"run": p.name, "format": "long", "path": str(p), "files": [str(p)]} for p in files}
+with tempfile.TemporaryDirectory() as out:
+    start = time.process_time()
+    ingest_batch(
+        out, list(sources), [s["path"] for s in sources.values()],
+        lambda run, _path: ingest_with_reported(sources[run], {}, out),
+        kinds=("labelled", "accounting", "reported"), root=str(folder.parent), analysis="scale",
+    )
+    print(time.process_time() - start)
+"""
+
+
+def cpu_of(code: str, *args: str) -> dict:
+    """Wall and CPU of a Python snippet's process, and the CPU it prints (its work alone)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], check=True, stdout=subprocess.PIPE, text=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    work = float(proc.stdout.strip().splitlines()[-1])
+    return {"wall": time.perf_counter() - start, "cpu": cpu, "work": work}
 
 
 def duckdb_read(folder: Path, cores: int) -> dict:
     """Wall and CPU of DuckDB reading every long file of ``folder`` in one query."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", DUCKDB_READ, str(folder), str(cores)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"wall": time.perf_counter() - start, "cpu": cpu}
+    return cpu_of(DUCKDB_READ, str(folder), str(cores))
+
+
+def ingest_read(folder: Path) -> dict:
+    """Wall and CPU of rederive's ingest of every long file of ``folder`` in one process."""
+    return cpu_of(INGEST_READ, str(folder))
+
+
+def side_by_side(jobs: dict, folder: Path, cores: int, file_format: str) -> str:
+    """The ingest stage beside DuckDB's read of the same files, as a Markdown table.
+
+    Two comparisons: whole processes (the Snakemake ingest jobs, each with its
+    start and imports, against one DuckDB process), and the work alone (one
+    process each, process start and imports excluded).
+    """
+    duck = duckdb_read(folder, cores)
+    ours = ingest_read(folder)
+    rows = [
+        (
+            f"whole processes ({jobs['jobs']} ingest jobs / one DuckDB process)",
+            jobs["cpu"],
+            duck["cpu"],
+        ),
+        ("work alone (one process each, start and imports excluded)", ours["work"], duck["work"]),
+        ("one process each, start and imports included", ours["cpu"], duck["cpu"]),
+    ]
+    lines = [
+        f"\ningest of the same {file_format} files, CPU s (DuckDB: {cores} threads)\n",
+        "| measure | rederive ingest | DuckDB read | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, mine, theirs in rows:
+        lines.append(f"| {label} | {mine:.2f} | {theirs:.2f} | {mine / theirs:.1f}x |")
+    return "\n".join(lines)
 
 
 def measured(cmd: list[str], cwd: Path) -> None:
@@ -232,13 +295,10 @@ def main(argv=None) -> None:
                 )
             rules = per_rule(work, args.study)
             if args.study == "benchmark" and "ingest" in rules:
-                duck = duckdb_read(work / "raw" / "long", args.cores)
-                ingest = rules["ingest"]
                 print(
-                    f"\ningest side by side ({args.file_format}): rederive ingest jobs "
-                    f"{ingest['wall']:.1f} s wall (sum) / {ingest['cpu']:.1f} s CPU; DuckDB "
-                    f"read of the same files {duck['wall']:.1f} s wall / {duck['cpu']:.1f} s CPU "
-                    f"(process start included); ratio CPU {ingest['cpu'] / duck['cpu']:.1f}x"
+                    side_by_side(
+                        rules["ingest"], work / "raw" / "long", args.cores, args.file_format
+                    )
                 )
             sys.stdout.flush()
             if not args.keep:

@@ -162,11 +162,19 @@ def ensure_accounting(accounting: Accounting | None, *, file: str) -> Accounting
     return Accounting(study="", run="", file=file, sha256="")
 
 
-def write_ingested(
-    labelled: pd.DataFrame, accounting: Accounting, labelled_path, accounting_path
-) -> None:
-    """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON."""
-    labelled.to_parquet(labelled_path, index=False)
+def write_ingested(labelled, accounting: Accounting, labelled_path, accounting_path) -> None:
+    """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON.
+
+    ``labelled`` may be an Arrow table carrying a frame's pandas metadata
+    (:func:`rederive.studies.benchmark.ingest.label_table`): written with the
+    writer and settings ``to_parquet`` uses, it gives the same file.
+    """
+    if isinstance(labelled, pd.DataFrame):
+        labelled.to_parquet(labelled_path, index=False)
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(labelled, labelled_path)
     accounting.write(accounting_path)
 
 

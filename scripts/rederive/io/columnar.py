@@ -25,8 +25,6 @@ A Parquet row's line is its 1-based row number.
 from __future__ import annotations
 
 import csv
-import io
-import sys
 
 import numpy as np
 import pandas as pd
@@ -41,10 +39,12 @@ from rederive.io.accounting import EXAMPLE_LINES
 # holds the file's bytes and a few position arrays at once).
 MAX_BYTES = 1 << 30
 
-# Exactly the characters str.strip() removes, for Arrow's RE2 regexes.
-_PY_SPACE = "".join(f"\\x{{{code:x}}}" for code in range(sys.maxunicode + 1) if chr(code).isspace())
-_EDGE_SPACE = f"^[{_PY_SPACE}]|[{_PY_SPACE}]$"
-_ALL_SPACE = f"^[{_PY_SPACE}]*$"
+# Exactly the characters str.strip() removes (those whose str.isspace() is true;
+# a test recomputes them: listing them here saves 0.1 s at every import).
+_PY_SPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 _BOM = b"\xef\xbb\xbf"
 _COMMA, _NEWLINE, _CR, _QUOTE = 44, 10, 13, 34
 
@@ -97,75 +97,132 @@ def csv_records(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     return lines, empty
 
 
-def text_values(column: pa.ChunkedArray) -> np.ndarray:
-    """``_text`` of every cell (stripped like ``str.strip``; blank or null → None).
+class Text:
+    """One text column as the row reader's ``_text`` sees it, kept in Arrow.
 
-    A column with few distinct values (model, task, labels) runs ``_text`` once
-    per value and its cells share one object per value; others are converted
-    whole, and only cells with whitespace at an edge go through Python.
+    ``values`` are cleaned strings (stripped like ``str.strip``; blank → null);
+    with ``indices`` they are a dictionary and cell ``i`` is
+    ``values[indices[i]]`` (a null index is a null cell). Cleaning a dictionary
+    touches each distinct value once, whatever the number of rows.
+    """
+
+    def __init__(self, values: pa.Array, indices: pa.Array | None = None):
+        self.values = values
+        self.indices = indices
+        self._array = None
+        self._positions = None
+
+    def __len__(self) -> int:
+        return len(self.values if self.indices is None else self.indices)
+
+    def array(self) -> pa.Array:
+        """The cells as a plain string array."""
+        if self._array is None:
+            self._array = self.values if self.indices is None else self.values.take(self.indices)
+        return self._array
+
+    def _by_value(self, per_value: np.ndarray, null) -> np.ndarray:
+        """A per-value array spread to the cells (``null`` for a null index)."""
+        if self._positions is None:
+            self._positions = self.indices.fill_null(len(self.values)).to_numpy()
+        return np.append(per_value, null)[self._positions]
+
+    def codes(self) -> tuple[np.ndarray, int]:
+        """An int64 code per cell (equal exactly when the texts are; -1 for null) and
+        the number of distinct texts."""
+        encoded = pc.dictionary_encode(self.values)
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        if self.indices is not None:
+            codes = self._by_value(codes, -1)
+        return codes, len(encoded.dictionary)
+
+    def blank(self) -> np.ndarray:
+        """Whether each cell is null (blank)."""
+        null = self.values.is_null().to_numpy(zero_copy_only=False)
+        return null if self.indices is None else self._by_value(null, True)
+
+
+def clean_strings(values: pa.Array) -> pa.Array:
+    """``_text`` of each string: stripped of exactly ``str.strip``'s characters, blank → null."""
+    trimmed = pc.utf8_trim(values, characters=_PY_SPACE)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+
+
+def text(column: pa.ChunkedArray | pa.Array) -> Text:
+    """The :class:`Text` of a column of any type.
+
+    Strings are cleaned by Arrow; a column of another type (a Parquet column of
+    integers, say) runs ``_text`` once per distinct value, as the row reader does
+    on each cell's Python value.
     """
     from rederive.io.tabular import _text
 
-    text = pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-    encoded = pc.dictionary_encode(column).combine_chunks() if len(column) else None
-    if encoded is None or not text or len(encoded.dictionary) * 8 <= len(column):
-        if encoded is None:
-            return np.empty(0, dtype=object)
-        uniques = np.empty(len(encoded.dictionary) + 1, dtype=object)
-        uniques[:-1] = [_text(v) for v in encoded.dictionary.to_pylist()]
-        codes = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy()
-        return uniques[codes]
-    values = column.to_numpy(zero_copy_only=False).astype(object, copy=False)
-    edge = pc.match_substring_regex(column, _EDGE_SPACE).fill_null(False)
-    blank = pc.equal(column, "").fill_null(True).to_numpy(zero_copy_only=False)
-    values[blank] = None
-    for i in np.flatnonzero(edge.to_numpy(zero_copy_only=False)):
-        values[i] = _text(values[i])
-    return values
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        values, indices = column.dictionary, column.indices
+        kind = values.type
+    else:
+        values, indices = column, None
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return Text(clean_strings(values.cast(pa.string())), indices)
+    if indices is None:
+        encoded = pc.dictionary_encode(values)
+        values, indices = encoded.dictionary, encoded.indices
+    cleaned = pa.array([_text(v) for v in values.to_pylist()], type=pa.string())
+    return Text(cleaned, indices)
 
 
-def blank_cells(column: pa.ChunkedArray) -> np.ndarray:
-    """Whether each cell is blank as the row reader sees it (null, or only whitespace)."""
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        mask = pc.match_substring_regex(column, _ALL_SPACE)
-        return mask.fill_null(True).to_numpy(zero_copy_only=False)
-    return column.is_null().to_numpy(zero_copy_only=False)
+def dictionary_values(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
+    """A column's distinct values (as Python objects) and each cell's index into
+    them; a null cell has index ``len(values)``."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+    values = encoded.dictionary.to_pylist()
+    return values, encoded.indices.fill_null(len(values)).to_numpy(zero_copy_only=False)
 
 
 def scores(column: pa.ChunkedArray, name: str) -> np.ndarray:
     """``parse_correct`` of every cell, NaN for a missing score; NotFast on a bad one."""
     from rederive.io.tabular import parse_correct
 
-    encoded = pc.dictionary_encode(column).combine_chunks()
+    values, codes = dictionary_values(column)
     parsed = []
-    for value in encoded.dictionary.to_pylist():
+    for value in values:
         try:
             score = parse_correct(value, file=name, line=None, field="correct")
         except InputError:
             raise NotFast("a score that is not one") from None
         parsed.append(np.nan if score is None else score)
     parsed.append(np.nan)  # null cells (Parquet) are a missing score
-    codes = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy()
     return np.asarray(parsed, dtype=float)[codes]
 
 
-def epochs(texts: np.ndarray) -> np.ndarray:
-    """``int(str(epoch))`` of every (non-None) epoch text; NotFast on anything else."""
-    codes, uniques = pd.factorize(texts)
+def epochs(column: Text) -> np.ndarray:
+    """``int(str(epoch))`` of every (non-null) epoch text; NotFast on anything else."""
+    values, codes = dictionary_values(column.array())
     try:
-        parsed = np.array([int(str(v)) for v in uniques] + [0], dtype=np.int64)
+        parsed = np.array([int(str(v)) for v in values] + [0], dtype=np.int64)
     except (TypeError, ValueError, OverflowError):
         raise NotFast("an epoch that is not a whole number") from None
     return parsed[codes]
 
 
-def row_key(*columns: np.ndarray) -> np.ndarray:
-    """One int64 per row, equal exactly when the rows agree in every column."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
-    for values in columns:
-        codes, uniques = pd.factorize(values)
-        key = key * (len(uniques) + 1) + codes
-        key = pd.factorize(key)[0].astype(np.int64)  # renumber: no overflow
+def row_key(*columns: tuple[np.ndarray, int]) -> np.ndarray:
+    """One int64 per row, equal exactly when the rows agree in every column.
+
+    Each column is ``(codes, number of distinct codes)`` with codes from -1.
+    """
+    key = np.zeros(len(columns[0][0]), dtype=np.int64)
+    size = 1
+    for codes, n in columns:
+        if size * (n + 1) >= 1 << 62:  # renumber: no overflow
+            key = pd.factorize(key)[0].astype(np.int64)
+            size = int(key.max()) + 1 if len(key) else 1
+        key = key * (n + 1) + (codes + 1)
+        size *= n + 1
     return key
 
 
@@ -180,90 +237,150 @@ def occurrence(key: np.ndarray) -> np.ndarray:
     return result
 
 
-def long_frame(
+def dense(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes 0, 1, … of ``values`` and their number (for :func:`row_key`)."""
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64), len(uniques)
+
+
+def all_distinct(key: np.ndarray) -> bool:
+    """Whether no two of the (non-negative) ``key`` values are equal."""
+    if not len(key):
+        return True
+    top = int(key.max())
+    if top < 8 * len(key) + 1024:
+        return int(np.bincount(key, minlength=1).max()) <= 1
+    return len(np.unique(key)) == len(key)
+
+
+def _blank_python(value) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+#: The reader table's Arrow types (those of :func:`rederive.io.tabular.frame_from_records`'
+#: frame once converted to Arrow).
+TABLE_SCHEMA = pa.schema(
+    [
+        ("model", pa.string()),
+        ("task", pa.string()),
+        ("item_id", pa.string()),
+        ("category", pa.string()),
+        ("correct", pa.float64()),
+        ("epoch", pa.int64()),
+        ("source_file", pa.string()),
+        ("line", pa.int64()),
+        ("doc_hash", pa.string()),
+        ("response", pa.string()),
+    ]
+)
+
+
+def constant(value: str | None, n: int) -> pa.Array:
+    """``n`` copies of one string (or ``n`` nulls)."""
+    if value is None:
+        return pa.nulls(n, pa.string())
+    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+
+
+def long_table(
     table: pa.Table, lines: np.ndarray, *, name: str, default_task: str, accounting
-) -> pd.DataFrame:
-    """The reader frame of a long table whose columns are the file's fields.
+) -> pa.Table:
+    """The reader table (:data:`TABLE_SCHEMA`) of a long table whose columns are the
+    file's fields.
 
     ``lines`` holds each row's line. Raises :class:`NotFast` on anything the row
     reader would refuse; counts into ``accounting`` only when it succeeds.
     """
-    from rederive.io.tabular import _LONG_REQUIRED, COLUMNS
+    from rederive.io.tabular import _LONG_REQUIRED
 
     fields = table.column_names
     if len(set(fields)) != len(fields) or not set(_LONG_REQUIRED) <= set(fields):
         raise NotFast("duplicated or missing columns")
     # A row is skipped when every cell is blank; only rows with a blank model can be.
-    model = text_values(table["model"])
-    blank = pd.isna(model)
+    model = text(table["model"])
+    blank = model.blank()
     if blank.any():
         candidates = np.flatnonzero(blank)
         subset = table.take(pa.array(candidates))
         for column in subset.columns:
-            blank[candidates] &= blank_cells(column)
-    if blank.any():
-        table = table.filter(pa.array(~blank))
-        lines = lines[~blank]
-        model = model[~blank]
+            blank[candidates] &= [_blank_python(v) for v in column.to_pylist()]
+        if blank.any():
+            keep_rows = pa.array(~blank)
+            table = table.filter(keep_rows)
+            lines = lines[~blank]
+            model = text(table["model"])
     n_read = table.num_rows
     if n_read == 0:
         raise NotFast("no graded rows")
-    item = text_values(table["item_id"])
-    if any(v is None for v in pd.unique(model)) or any(v is None for v in pd.unique(item)):
+    item = text(table["item_id"])
+    if model.blank().any() or item.blank().any():
         raise NotFast("a blank model or item_id")
     score = scores(table["correct"], name)
     missing = np.isnan(score)
-    task = text_values(table["task"]) if "task" in fields else np.full(n_read, None, object)
-    task[pd.isna(task)] = default_task
-    epoch_text = text_values(table["epoch"]) if "epoch" in fields else np.full(n_read, None, object)
     keep = ~missing
-    model, item, task, epoch_text, lines_kept = (
-        a[keep] for a in (model, item, task, epoch_text, lines)
+    n_kept = int(keep.sum())
+    kept = pa.array(keep) if missing.any() else None
+
+    def kept_array(column: Text | None, fill: str | None = None) -> pa.Array:
+        if column is None:
+            return constant(fill, n_kept)
+        array = column.array()
+        if fill is not None:
+            array = array.fill_null(fill)
+        return array if kept is None else array.filter(kept)
+
+    def kept_codes(column: Text | None) -> tuple[np.ndarray, int]:
+        if column is None:
+            return np.zeros(n_kept, dtype=np.int64), 1
+        codes, n = column.codes()
+        return (codes if kept is None else codes[keep]), n
+
+    task = text(table["task"]) if "task" in fields else None
+    epoch_text = text(table["epoch"]) if "epoch" in fields else None
+    task_out = kept_array(task, default_task)
+    if task is not None and task.blank().any():
+        # A blank task is the default task: recode the filled column.
+        task_key = Text(task_out).codes()
+    else:
+        task_key = kept_codes(task)
+    key = row_key(kept_codes(model), task_key, kept_codes(item))
+    given = (
+        np.zeros(n_kept, dtype=bool)
+        if epoch_text is None
+        else ~kept_array(epoch_text).is_null().to_numpy(zero_copy_only=False)
     )
-    given = ~pd.isna(epoch_text)
-    key = row_key(model, task, item)
-    if len(model) and given[0]:
+    if n_kept and given[0]:
         if not given.all():
             raise NotFast("an epoch missing")
-        epoch = epochs(epoch_text)
-        if len(np.unique(np.stack([key, epoch]), axis=1)[0]) != len(key):
+        epoch = epochs(Text(kept_array(epoch_text)))
+        if not all_distinct(row_key(dense(key), dense(epoch))):
             raise NotFast("a repeated epoch")
     else:
         if given.any():
             raise NotFast("an epoch on some rows only")
         # Without an epoch column a repeated (model, item) is a repeat.
-        epoch = occurrence(key)
+        epoch = np.ones(n_kept, dtype=np.int64) if all_distinct(key) else occurrence(key)
 
     def optional(field):
-        if field not in fields:
-            return np.full(int(keep.sum()), None, dtype=object)
-        column = table[field].filter(pa.array(keep))
-        return text_values(column)
+        return kept_array(text(table[field]) if field in fields else None)
 
-    n_kept = int(keep.sum())
-    constant = np.empty(1, dtype=object)
-    constant[0] = name
-
-    def strings(values):
-        return pd.array(values, dtype="string")
-
-    frame = pd.DataFrame(
-        {
-            "model": strings(model),
-            "task": strings(task),
-            "item_id": strings(item),
-            "category": strings(optional("category")),
-            "correct": score[keep].astype(float),
-            "epoch": epoch.astype("int64"),
-            "source_file": strings(constant.take(np.zeros(n_kept, dtype=np.intp))),
-            "line": pd.array(lines_kept.astype("int64"), dtype="Int64"),
-            "doc_hash": strings(np.full(n_kept, None, dtype=object)),
-            "response": strings(optional("response")),
-        },
-        columns=COLUMNS,
+    result = pa.table(
+        [
+            kept_array(model),
+            task_out,
+            kept_array(item),
+            optional("category"),
+            pa.array(score[keep], pa.float64()),
+            pa.array(epoch, pa.int64()),
+            constant(name, n_kept),
+            pa.array(np.asarray(lines)[keep].astype(np.int64)),
+            constant(None, n_kept),
+            optional("response"),
+        ],
+        schema=TABLE_SCHEMA,
     )
     accounting.rows_read += n_read
-    accounting.rows_used += int(keep.sum())
+    accounting.rows_used += n_kept
     if missing.any():
         # The counts of Accounting.exclude without a Python call per excluded row.
         reason = "missing score"
@@ -271,11 +388,40 @@ def long_frame(
         examples = accounting.example_lines[reason]
         room = max(EXAMPLE_LINES - len(examples), 0)
         examples.extend(int(line) for line in lines[missing][:room])
+    return result
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """The reader frame (:func:`rederive.io.tabular.frame_from_records`' dtypes) of a
+    reader table."""
+    frame = table.to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get)
+    frame["line"] = frame["line"].astype("Int64")
     return frame
+
+
+def long_frame(
+    table: pa.Table, lines: np.ndarray, *, name: str, default_task: str, accounting
+) -> pd.DataFrame:
+    """:func:`long_table` as the reader frame."""
+    return to_frame(
+        long_table(table, lines, name=name, default_task=default_task, accounting=accounting)
+    )
 
 
 def read_csv_long(path, *, name: str, default_task: str, accounting) -> pd.DataFrame | None:
     """The reader frame of a long CSV, or ``None`` when the row reader must read it."""
+    table = read_csv_table(path, name=name, default_task=default_task, accounting=accounting)
+    return None if table is None else to_frame(table)
+
+
+# Arrow parses a CSV in blocks of this size; every column is read as a
+# dictionary, so text work runs once per distinct value.
+_BLOCK = 1 << 26
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+
+
+def read_csv_table(path, *, name: str, default_task: str, accounting) -> pa.Table | None:
+    """The reader table of a long CSV, or ``None`` when the row reader must read it."""
     from rederive.io import source
 
     try:
@@ -296,25 +442,32 @@ def read_csv_long(path, *, name: str, default_task: str, accounting) -> pd.DataF
             return None  # a header over several lines
         header = next(csv.reader([head_text.decode("utf-8").rstrip("\r")]))
         fields = [f.strip() for f in header]
+        if len(set(header)) != len(header):
+            return None
         limit = csv.field_size_limit()
         table = pa_csv.read_csv(
-            io.BytesIO(data),
-            read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1),
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(
+                column_names=header, skip_rows=1, block_size=_BLOCK, use_threads=False
+            ),
             parse_options=pa_csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=True),
             convert_options=pa_csv.ConvertOptions(
-                column_types={h: pa.string() for h in header},
+                column_types={h: _DICTIONARY for h in header},
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
         )
         data_lines = lines[1:][~empty[1:]]
-        if table.num_rows != len(data_lines) or len(set(header)) != len(header):
+        if table.num_rows != len(data_lines):
             return None
-        for column in table.columns:
-            if table.num_rows and (pc.max(pc.binary_length(column)).as_py() or 0) > limit:
-                return None
+        if table.num_rows:
+            table = table.unify_dictionaries().combine_chunks()
+            for column in table.columns:
+                values = column.chunk(0).dictionary
+                if len(values) and (pc.max(pc.binary_length(values)).as_py() or 0) > limit:
+                    return None
         table = table.rename_columns(fields)
-        return long_frame(
+        return long_table(
             table, data_lines, name=name, default_task=default_task, accounting=accounting
         )
     except (NotFast, InputError, pa.ArrowException, UnicodeDecodeError, csv.Error, OSError):
@@ -329,6 +482,12 @@ def read_parquet_table(path, *, name: str) -> pa.Table:
 
     source.check_file(path)
     try:
-        return pq.read_table(path)
+        # Text columns as dictionaries: cleaning and keys then run once per
+        # distinct value (the values are the same as read plain).
+        schema = pq.read_schema(path)
+        text = [
+            f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+        ]
+        return pq.read_table(path, read_dictionary=text, use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", file=name) from None

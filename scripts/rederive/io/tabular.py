@@ -240,7 +240,7 @@ def _text(value) -> str | None:
 
 
 def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> pd.DataFrame:
-    """Read a long CSV (``.csv``) or JSONL (``.jsonl``) of graded answers.
+    """Read a long CSV (``.csv``), JSONL (``.jsonl``) or Parquet file of graded answers.
 
     Parameters
     ----------
@@ -256,6 +256,22 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     DataFrame
         Columns :data:`COLUMNS`.
     """
+    result = read_long_table(path, task=task, accounting=accounting)
+    return columnar.to_frame(result) if isinstance(result, pa.Table) else result
+
+
+def read_long_table(
+    path: str | Path, *, task: str | None = None, accounting=None
+) -> pa.Table | pd.DataFrame:
+    """:func:`read_long`, but a file the columnar path reads stays in Arrow.
+
+    Returns
+    -------
+    pyarrow.Table or DataFrame
+        The columnar path's table (:data:`rederive.io.columnar.TABLE_SCHEMA`, the
+        frame's columns as Arrow types), or the row reader's frame for a file it
+        must read (JSONL, odd quoting, anything with an error, which it raises).
+    """
     name = relpath(path)
     default_task = task or Path(path).stem
     accounting = ensure_accounting(accounting, file=name)
@@ -265,7 +281,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     elif suffix == ".csv":
         # Columnar when the file is clean; anything else (every error included)
         # goes through the row reader below, which names file, line and field.
-        fast = columnar.read_csv_long(
+        fast = columnar.read_csv_table(
             path, name=name, default_task=default_task, accounting=accounting
         )
         if fast is not None:
@@ -274,7 +290,7 @@ def read_long(path: str | Path, *, task: str | None = None, accounting=None) -> 
     elif suffix == ".parquet":
         table = columnar.read_parquet_table(path, name=name)
         try:
-            return columnar.long_frame(
+            return columnar.long_table(
                 table,
                 np.arange(1, table.num_rows + 1),
                 name=name,

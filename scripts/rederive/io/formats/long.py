@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from rederive.io.formats import _sniff
 from rederive.io.run_files import flat_runs
-from rederive.io.tabular import read_long
+from rederive.io.tabular import read_long, read_long_table
 
 NAME = "long"
 DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
@@ -51,6 +51,11 @@ def files(path: Path) -> list[Path]:
 
 def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
     return read_long(path, accounting=accounting)
+
+
+def read_table(path: Path, *, params: dict, accounting) -> pa.Table | pd.DataFrame:
+    """:func:`read`, kept in Arrow when the columnar path reads the file."""
+    return read_long_table(path, accounting=accounting)
 
 
 def reported(path: Path, *, params: dict) -> pd.DataFrame:

@@ -7,13 +7,15 @@ in [0, 1], epoch, source_file, line, doc_hash, response); this step only chooses
 the reader and records provenance.
 """
 
+import functools
 import hashlib
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from rederive.errors import relpath
-from rederive.io import batches, formats
+from rederive.io import batches, columnar, formats
 from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
 from rederive.runner import run
@@ -30,8 +32,44 @@ def content_hash(files: list[Path]) -> str:
 
 
 def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
-    """The reader of ``fmt`` (:mod:`rederive.io.formats`) with the study's reader settings."""
-    return formats.get(fmt).read(path, params=params, accounting=accounting)
+    """The reader of ``fmt`` (:mod:`rederive.io.formats`) with the study's reader settings.
+
+    A format with ``read_table`` (the long format) may return an Arrow table
+    (:data:`rederive.io.columnar.TABLE_SCHEMA`) instead of the frame.
+    """
+    module = formats.get(fmt)
+    reader = getattr(module, "read_table", module.read)
+    return reader(path, params=params, accounting=accounting)
+
+
+def label(frame: pd.DataFrame, run_id: str, fmt: str) -> pd.DataFrame:
+    """The labelled frame of a reader frame: ``run`` and ``format`` first, ``metric`` last."""
+    if "metric" not in frame.columns:
+        # Formats without a per-sample metric name: the score is the file's 0/1 or
+        # partial credit, called "correct" in the tables.
+        frame["metric"] = pd.array(["correct"] * len(frame), dtype="string")
+    frame.insert(0, "run", run_id)
+    frame.insert(1, "format", fmt)
+    return frame
+
+
+@functools.cache
+def labelled_schema() -> pa.Schema:
+    """The Arrow schema, pandas metadata included, that ``to_parquet`` gives a
+    labelled frame of the reader table's columns (:func:`label` of one row)."""
+    from rederive.io.tabular import frame_from_records, graded_row
+
+    template = label(frame_from_records([graded_row("m", "t", "i", 1.0, "f", line=1)]), "r", "f")
+    return pa.Schema.from_pandas(template, preserve_index=False)
+
+
+def label_table(table: pa.Table, run_id: str, fmt: str) -> pa.Table:
+    """:func:`label` of a reader table, in Arrow: the same columns, types and pandas
+    metadata, so its Parquet file is the one ``to_parquet`` writes of the frame."""
+    n = table.num_rows
+    columns = [columnar.constant(run_id, n), columnar.constant(fmt, n), *table.columns]
+    columns.append(columnar.constant("correct", n))
+    return pa.Table.from_arrays(columns, schema=labelled_schema())
 
 
 REPORTED_COLUMNS = formats.REPORTED_COLUMNS
@@ -43,7 +81,14 @@ def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
     return scores.reindex(columns=REPORTED_COLUMNS)
 
 
-def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
+def ingest(
+    run_id: str, fmt: str, path: Path, files: list[Path], params: dict, *, arrow: bool = False
+):
+    """One run's labelled frame and accounting.
+
+    With ``arrow`` a run the columnar path read comes back as an Arrow table
+    (:func:`label_table`: the same Parquet file, without a pandas frame between).
+    """
     accounting = Accounting(
         study="benchmark",
         run=run_id,
@@ -52,29 +97,35 @@ def ingest(run_id: str, fmt: str, path: Path, files: list[Path], params: dict):
         format=fmt,
     )
     frame = read_run(fmt, path, params=params, accounting=accounting)
-    if "metric" not in frame.columns:
-        # Formats without a per-sample metric name: the score is the file's 0/1 or
-        # partial credit, called "correct" in the tables.
-        frame["metric"] = pd.array(["correct"] * len(frame), dtype="string")
-    frame.insert(0, "run", run_id)
-    frame.insert(1, "format", fmt)
+    if isinstance(frame, pa.Table):
+        # A run with no row left keeps the pandas path: its empty text
+        # columns' Parquet types are pandas' own.
+        if arrow and frame.num_rows:
+            frame = label_table(frame, run_id, fmt)
+        else:
+            frame = label(columnar.to_frame(frame), run_id, fmt)
+    else:
+        frame = label(frame, run_id, fmt)
     accounting.check_balance()
     return frame, accounting
 
 
 def ingest_with_reported(source: dict, readers: dict, batch: str):
     """Ingest one run (``source``: run, format, path, files); write the harness's
-    reported scores into the batch folder and return (labelled frame, accounting)."""
+    reported scores into the batch folder and return (labelled frame or Arrow
+    table, accounting)."""
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
-    frame, accounting = ingest(run_id, fmt, path, [Path(p) for p in source["files"]], readers)
+    files = [Path(p) for p in source["files"]]
+    frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True)
     scores = reported(fmt, path, params=readers)
     scores.insert(0, "run", run_id)
-    scores.to_csv(
-        batches.run_file(batch, "reported", run_id),
-        index=False,
-        float_format="%.12g",
-        lineterminator="\n",
-    )
+    target = batches.run_file(batch, "reported", run_id)
+    if scores.empty:
+        # What to_csv writes of a frame without rows, at a fraction of its cost
+        # (a long file has no harness scores, so this is every run of one).
+        target.write_text(",".join(scores.columns) + "\n")
+    else:
+        scores.to_csv(target, index=False, float_format="%.12g", lineterminator="\n")
     return frame, accounting
 
 

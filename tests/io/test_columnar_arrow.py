@@ -1,0 +1,126 @@
+"""The Arrow path of the long reader writes the row reader's labelled Parquet, byte for byte."""
+
+import sys
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from rederive.io import columnar, tabular
+from rederive.io.accounting import Accounting, write_ingested
+from rederive.studies.benchmark import ingest
+
+# Varied clean files: every optional column present or absent, epochs given or
+# numbered from repeats, blank tasks and categories, names that look like
+# numbers or missing values (they stay text), whitespace at the edges.
+FILES = {
+    "minimal": "model,item_id,correct\nm,1,1\nm,2,0\n",
+    "all columns": (
+        "model,item_id,task,category,correct,epoch,response\n"
+        "m,q1,t1,c1,1,1,yes\nm,q1,t1,c1,0,2,no\nm,q2,t2,,0.25,1,\n"
+    ),
+    "numeric-looking names": (
+        "model,item_id,task,category,correct\n1000,NA,2,nan,1\n1000,1e3,2,None,0\n"
+        "NA,007,2,1,1\nnull,0x1,2,1,\n"
+    ),
+    "tasks and default task": "model,item_id,task,correct\nm,1,a,1\nm,1,b,0\nm,1,,1\nm,2, ,0\n",
+    "repeats numbered": "model,item_id,correct,category\nm,1,1,c\nm,1,0,c\nm, 1 ,1, \nn,1,1,c\n",
+    "missing scores and blank rows": "model,item_id,correct\nm,1,\n\nm,2,NA\n,,\nm,3,true\n",
+    "several models": "model,item_id,correct\na,1,1\nb,1,0\na,2,0\nb,2,1\n",
+    "whitespace": "model,item_id,correct,response\n m ,\u00a0q1\u2003,1,\u3000 two words \x1f\n",
+}
+
+
+def row_reader_frame(path, accounting):
+    """What the row reader gives (the reference: today's labelled output)."""
+    name = str(path)
+    if path.suffix == ".csv":
+        rows = tabular._iter_long_csv(path, name)
+    else:
+        rows = tabular._iter_long_table(pq.read_table(path), name)
+    return tabular._graded_frame(rows, name=name, default_task=path.stem, accounting=accounting)
+
+
+def parquet_copy(csv_path):
+    """The CSV's rows as a Parquet long file (text columns, as a harness would write)."""
+    frame = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+    frame.columns = [c.strip() for c in frame.columns]
+    target = csv_path.with_suffix(".parquet")
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), target)
+    return target
+
+
+def accounting():
+    return Accounting(study="s", run="r", file="f", sha256="")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("case", sorted(FILES))
+def test_arrow_path_writes_the_row_readers_file(tmp_path, case, suffix):
+    path = tmp_path / "run.csv"
+    path.write_bytes(FILES[case].encode())
+    if suffix == ".parquet":
+        path = parquet_copy(path)
+    fast_acct, slow_acct = accounting(), accounting()
+    table = tabular.read_long_table(path, task=path.stem, accounting=fast_acct)
+    assert isinstance(table, pa.Table), "the columnar path should take this file"
+    assert table.schema == columnar.TABLE_SCHEMA
+    frame = row_reader_frame(path, slow_acct)
+    assert fast_acct.to_dict() == slow_acct.to_dict()
+    pd.testing.assert_frame_equal(columnar.to_frame(table), frame)
+
+    fast_file, slow_file = tmp_path / "fast.parquet", tmp_path / "slow.parquet"
+    write_ingested(ingest.label_table(table, "run-1", "long"), fast_acct, fast_file, tmp_path / "a")
+    write_ingested(ingest.label(frame, "run-1", "long"), slow_acct, slow_file, tmp_path / "b")
+    assert fast_file.read_bytes() == slow_file.read_bytes()
+
+
+def test_numeric_looking_names_stay_text(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_bytes(FILES["numeric-looking names"].encode())
+    table = tabular.read_long_table(path, accounting=accounting())
+    assert table["model"].to_pylist() == ["1000", "1000", "NA"]
+    assert table["item_id"].to_pylist() == ["NA", "1e3", "007"]
+    assert table["category"].to_pylist() == ["nan", "None", "1"]
+
+
+def test_integer_parquet_ids_read_as_the_row_reader_does(tmp_path):
+    path = tmp_path / "ints.parquet"
+    pq.write_table(
+        pa.table(
+            {"model": ["m", "m"], "item_id": [1000, 7], "correct": pa.array([1, 0], pa.int8())}
+        ),
+        path,
+    )
+    fast_acct, slow_acct = accounting(), accounting()
+    table = tabular.read_long_table(path, accounting=fast_acct)
+    assert isinstance(table, pa.Table)
+    pd.testing.assert_frame_equal(columnar.to_frame(table), row_reader_frame(path, slow_acct))
+    assert table["item_id"].to_pylist() == ["1000", "7"]
+
+
+def test_an_all_excluded_run_keeps_pandas_types(tmp_path):
+    # No row left: the labelled file is the pandas path's (its empty columns'
+    # Parquet types are pandas' own), not the Arrow table's.
+    path = tmp_path / "run.csv"
+    path.write_bytes(b"model,item_id,correct\nm,1,\nm,2,NA\n")
+    source = {"run": "r1", "format": "long", "path": str(path), "files": [str(path)]}
+    frame, acct = ingest.ingest(source["run"], "long", path, [path], {}, arrow=True)
+    assert isinstance(frame, pd.DataFrame) and frame.empty
+    assert acct.excluded == {"missing score": 2}
+
+
+def test_ingest_gives_an_arrow_table_for_a_clean_long_file(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_bytes(FILES["all columns"].encode())
+    labelled, _ = ingest.ingest("r1", "long", path, [path], {}, arrow=True)
+    assert isinstance(labelled, pa.Table)
+    frame, _ = ingest.ingest("r1", "long", path, [path], {})
+    pd.testing.assert_frame_equal(frame, labelled.to_pandas())
+    assert labelled.schema.equals(ingest.labelled_schema(), check_metadata=True)
+
+
+def test_python_whitespace_list_is_complete():
+    computed = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+    assert columnar._PY_SPACE == computed
