@@ -222,10 +222,17 @@ def percentile_ci(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarr
     reps = np.atleast_2d(np.asarray(replicates, dtype=float))
     lo = np.full(reps.shape[1], np.nan)
     hi = np.full(reps.shape[1], np.nan)
-    ok = ~np.all(np.isnan(reps), axis=0)
-    if ok.any():
-        lo[ok] = np.nanquantile(reps[:, ok], alpha, axis=0)
-        hi[ok] = np.nanquantile(reps[:, ok], 1.0 - alpha, axis=0)
+    nan = np.isnan(reps)
+    # Columns without a NaN replicate take the vectorised quantile (the same
+    # numbers: nanquantile runs the same interpolation column by column, in a
+    # Python loop that took most of the time of 15,000 pair columns).
+    full = ~nan.any(axis=0)
+    if full.any():
+        lo[full], hi[full] = np.quantile(reps[:, full], [alpha, 1.0 - alpha], axis=0)
+    partial = ~full & ~nan.all(axis=0)
+    if partial.any():
+        lo[partial] = np.nanquantile(reps[:, partial], alpha, axis=0)
+        hi[partial] = np.nanquantile(reps[:, partial], 1.0 - alpha, axis=0)
     return lo, hi
 
 
