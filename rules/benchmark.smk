@@ -147,6 +147,7 @@ rule compare_benchmark_models:
         cluster_by=setting("cluster_by"),
         data_note=data_note,
         min_n=setting("min_n"),
+        comparisons=setting("comparisons"),
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -270,6 +271,7 @@ rule plot_benchmark_items:
 rule decompose_benchmark_noise:
     input:
         db="results/{analysis}/{analysis}.duckdb",
+        pairwise="results/{analysis}/tables/pairwise.csv",
     output:
         noise=report(
             "results/{analysis}/tables/noise.csv",

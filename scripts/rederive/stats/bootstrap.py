@@ -100,6 +100,28 @@ def sum_by_cluster(values: np.ndarray, clusters) -> tuple[np.ndarray, np.ndarray
     return sums, labels
 
 
+#: float32 holds every integer up to 2**24 exactly.
+FLOAT32_EXACT = 2**24
+
+
+def _product_operand(values: np.ndarray, n_units: int) -> tuple[np.ndarray, type]:
+    """``values`` as the right operand of ``weights @ values``, in float32 when exact.
+
+    A replicate sum is ``Σ_j w_j x_j`` with integer draw counts ``w_j`` summing
+    to ``n_units``. When every ``x_j`` is an integer (0/1 scores, counts, cluster
+    sums of them) and ``n_units · max|x|`` stays below 2**24, every product and
+    every partial sum is an integer float32 represents exactly, so single
+    precision gives the float64 result bit for bit at half the memory and about
+    twice the BLAS speed (bench/README.md, issue 24). Other values stay float64.
+    """
+    if values.size == 0:
+        return values, np.float64
+    bound = float(np.abs(values).max()) * n_units
+    if bound < FLOAT32_EXACT and bool((values == np.round(values)).all()):
+        return values.astype(np.float32), np.float32
+    return values, np.float64
+
+
 @dataclass(frozen=True)
 class RatioBootstrap:
     """Point estimates and bootstrap replicates of one or more ratios.
@@ -156,14 +178,20 @@ def bootstrap_ratio(
         raise ValueError(f"numerator shape {num.shape} != denominator shape {den.shape}")
     num_c, _ = sum_by_cluster(num, clusters)
     den_c, _ = sum_by_cluster(den, clusters)
+    n_units = num_c.shape[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = num_c.sum(axis=0) / den_c.sum(axis=0)
-        replicates = np.concatenate(
-            [
-                (weights @ num_c) / (weights @ den_c)
-                for weights in weight_chunks(num_c.shape[0], n_boot, rng)
-            ]
-        )
+    num_w, num_dtype = _product_operand(num_c, n_units)
+    # Every model answered every unit (no NaN): one denominator column serves all.
+    shared_den = den_c.shape[1] > 1 and bool((den_c == den_c[:, :1]).all())
+    den_w, den_dtype = _product_operand(den_c[:, :1] if shared_den else den_c, n_units)
+    blocks = []
+    for weights in weight_chunks(n_units, n_boot, rng):
+        top = (weights.astype(num_dtype) @ num_w).astype(float)
+        bottom = (weights.astype(den_dtype) @ den_w).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            blocks.append(top / bottom)
+    replicates = np.concatenate(blocks)
     estimate = np.where(den_c.sum(axis=0) > 0, estimate, np.nan)
     return RatioBootstrap(estimate=estimate, replicates=replicates, n_clusters=num_c.shape[0])
 
@@ -194,10 +222,17 @@ def percentile_ci(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarr
     reps = np.atleast_2d(np.asarray(replicates, dtype=float))
     lo = np.full(reps.shape[1], np.nan)
     hi = np.full(reps.shape[1], np.nan)
-    ok = ~np.all(np.isnan(reps), axis=0)
-    if ok.any():
-        lo[ok] = np.nanquantile(reps[:, ok], alpha, axis=0)
-        hi[ok] = np.nanquantile(reps[:, ok], 1.0 - alpha, axis=0)
+    nan = np.isnan(reps)
+    # Columns without a NaN replicate take the vectorised quantile (the same
+    # numbers: nanquantile runs the same interpolation column by column, in a
+    # Python loop that took most of the time of 15,000 pair columns).
+    full = ~nan.any(axis=0)
+    if full.any():
+        lo[full], hi[full] = np.quantile(reps[:, full], [alpha, 1.0 - alpha], axis=0)
+    partial = ~full & ~nan.all(axis=0)
+    if partial.any():
+        lo[partial] = np.nanquantile(reps[:, partial], alpha, axis=0)
+        hi[partial] = np.nanquantile(reps[:, partial], 1.0 - alpha, axis=0)
     return lo, hi
 
 
@@ -219,11 +254,15 @@ def bootstrap_pvalue(estimate, replicates) -> np.ndarray:
     return np.where(np.isnan(est) | (n_valid == 0), np.nan, p)
 
 
-def pairwise_differences(names, estimate, replicates, level: float = 0.95) -> pd.DataFrame:
-    """All unordered pairs (a, b) of columns: difference a − b with p-value.
+def pairwise_differences(
+    names, estimate, replicates, level: float = 0.95, pairs=None
+) -> pd.DataFrame:
+    """Unordered pairs (a, b) of columns: difference a − b with p-value.
 
     The columns must come from one bootstrap call (shared resamples), which makes
-    the comparison paired by resampling unit.
+    the comparison paired by resampling unit. ``pairs`` (``(ia, ib)`` column
+    positions) restricts the table to those pairs, in that order; default all
+    pairs in ``numpy.triu_indices`` order. Memory is replicates × pairs.
 
     Returns
     -------
@@ -234,7 +273,7 @@ def pairwise_differences(names, estimate, replicates, level: float = 0.95) -> pd
     names = list(names)
     est = np.asarray(estimate, dtype=float)
     reps = np.asarray(replicates, dtype=float)
-    ia, ib = np.triu_indices(len(names), k=1)
+    ia, ib = np.triu_indices(len(names), k=1) if pairs is None else pairs
     diff = est[ia] - est[ib]
     diff_reps = reps[:, ia] - reps[:, ib]
     lo, hi = percentile_ci(diff_reps, level)

@@ -236,18 +236,66 @@ def decompose(
     )
 
 
-def _model_arrays(summary: pd.DataFrame, model: str) -> pd.DataFrame:
-    rows = summary.loc[model]
-    return rows.assign(var_hat=_impute_within(rows["var"].to_numpy(float)))
+@dataclass(frozen=True)
+class ItemMatrices:
+    """:func:`item_summary` as models × items arrays (items in sorted order).
+
+    ``has`` marks the (model, item) cells scored; ``var_hat`` holds each model's
+    within-item variances with single-epoch items given the model's pooled mean
+    (:func:`_impute_within` over the model's own items). One row per model makes
+    a model's or a pair's arrays one contiguous slice, where indexing the
+    summary by model (and joining two models) cost a pandas lookup per model and
+    per pair: thousands of models and tens of thousands of pairs.
+    """
+
+    models: list[str]
+    mean: np.ndarray
+    var_hat: np.ndarray
+    epochs: np.ndarray
+    has: np.ndarray
+
+    def row(self, model: str) -> int:
+        return self._index[model]
+
+    @property
+    def _index(self) -> dict[str, int]:
+        return {m: j for j, m in enumerate(self.models)}
 
 
-def model_components(summary: pd.DataFrame, model: str) -> Components:
-    """:func:`decompose` of one model's score, from :func:`item_summary`."""
-    rows = _model_arrays(summary, model)
-    k = rows["epochs"].to_numpy(float)
-    var_hat = rows["var_hat"].to_numpy(float)
+def item_matrices(summary: pd.DataFrame) -> ItemMatrices:
+    """Spread :func:`item_summary` into :class:`ItemMatrices`."""
+    model_codes, models = pd.factorize(summary.index.get_level_values("model"), sort=True)
+    item_codes, items = pd.factorize(summary.index.get_level_values("item"), sort=True)
+    shape = (len(models), len(items))
+    mean = np.full(shape, np.nan)
+    var = np.full(shape, np.nan)
+    epochs = np.zeros(shape, dtype=np.int64)
+    has = np.zeros(shape, dtype=bool)
+    mean[model_codes, item_codes] = summary["mean"].to_numpy(float)
+    var[model_codes, item_codes] = summary["var"].to_numpy(float)
+    epochs[model_codes, item_codes] = summary["epochs"].to_numpy(np.int64)
+    has[model_codes, item_codes] = True
+    for j in range(shape[0]):
+        var[j, has[j]] = _impute_within(var[j, has[j]])
+    return ItemMatrices([str(m) for m in models], mean, var, epochs, has)
+
+
+def _as_matrices(summary) -> ItemMatrices:
+    return summary if isinstance(summary, ItemMatrices) else item_matrices(summary)
+
+
+def model_components(summary, model: str) -> Components:
+    """:func:`decompose` of one model's score, from :func:`item_summary` (or its matrices)."""
+    mats = _as_matrices(summary)
+    return _model_components(mats, mats.row(model))
+
+
+def _model_components(mats: ItemMatrices, j: int) -> Components:
+    keep = mats.has[j]
+    k = mats.epochs[j, keep].astype(float)
+    var_hat = mats.var_hat[j, keep]
     return decompose(
-        rows["mean"].to_numpy(float),
+        mats.mean[j, keep],
         var_hat,
         var_hat / k,
         k,
@@ -256,14 +304,18 @@ def model_components(summary: pd.DataFrame, model: str) -> Components:
     )
 
 
-def pair_components(summary: pd.DataFrame, model_a: str, model_b: str) -> Components:
+def pair_components(summary, model_a: str, model_b: str) -> Components:
     """:func:`decompose` of the paired difference a − b over the items both have."""
-    a, b = _model_arrays(summary, model_a), _model_arrays(summary, model_b)
-    both = a.join(b, how="inner", lsuffix="_a", rsuffix="_b")
-    ka, kb = both["epochs_a"].to_numpy(float), both["epochs_b"].to_numpy(float)
-    va, vb = both["var_hat_a"].to_numpy(float), both["var_hat_b"].to_numpy(float)
+    mats = _as_matrices(summary)
+    return _pair_components(mats, mats.row(model_a), mats.row(model_b))
+
+
+def _pair_components(mats: ItemMatrices, ja: int, jb: int) -> Components:
+    both = mats.has[ja] & mats.has[jb]
+    ka, kb = mats.epochs[ja, both].astype(float), mats.epochs[jb, both].astype(float)
+    va, vb = mats.var_hat[ja, both], mats.var_hat[jb, both]
     return decompose(
-        both["mean_a"].to_numpy(float) - both["mean_b"].to_numpy(float),
+        mats.mean[ja, both] - mats.mean[jb, both],
         va + vb,
         va / ka + vb / kb,
         (ka + kb) / 2,
@@ -301,7 +353,9 @@ def noise_table(long: pd.DataFrame, pairs: list[tuple[str, str]] | None = None) 
         One row per graded epoch: ``model``, ``item``, ``correct``.
     pairs : list of (str, str), optional
         Pairs ``(a, b)`` whose difference a − b is decomposed; default every
-        pair of models in name order.
+        pair of models in name order. Beyond a few hundred models pass the
+        comparison family (:mod:`rederive.stats.family`): all pairs of 5,000
+        models are 12.5 M rows.
 
     Returns
     -------
@@ -309,10 +363,11 @@ def noise_table(long: pd.DataFrame, pairs: list[tuple[str, str]] | None = None) 
         :data:`COLUMNS`: the model rows (``level`` = ``model``, ``model_b``
         empty) in name order, then the pair rows (``level`` = ``pair``).
     """
-    summary = item_summary(long)
-    models = sorted(summary.index.get_level_values("model").unique())
+    mats = item_matrices(item_summary(long))
+    models = mats.models
     if pairs is None:
         pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
-    rows = [_row("model", m, "", model_components(summary, m)) for m in models]
-    rows += [_row("pair", a, b, pair_components(summary, a, b)) for a, b in pairs]
+    index = {m: j for j, m in enumerate(models)}
+    rows = [_row("model", m, "", _model_components(mats, j)) for j, m in enumerate(models)]
+    rows += [_row("pair", a, b, _pair_components(mats, index[a], index[b])) for a, b in pairs]
     return pd.DataFrame(rows, columns=COLUMNS)

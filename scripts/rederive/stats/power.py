@@ -167,10 +167,13 @@ def paired_unit_sds(num, pairs, den=None, clusters=None) -> tuple[np.ndarray, np
         x_units = np.zeros_like(y_units)
         np.add.at(y_units, inverse, num)
         np.add.at(x_units, inverse, den)
+    # One contiguous row per column: a pair's gather reads two rows, not two
+    # strided columns of a units × models matrix (5,000 models: 4× the time).
+    y_rows, x_rows = np.ascontiguousarray(y_units.T), np.ascontiguousarray(x_units.T)
     sds, units = [], []
     for a, b in pairs:
         if complete[a] and complete[b]:
-            totals = np.column_stack([y_units[:, a], y_units[:, b], x_units[:, a], x_units[:, b]])
+            totals = np.column_stack([y_rows[a], y_rows[b], x_rows[a], x_rows[b]])
             u = _influence_from_totals(totals)
         else:
             u = paired_influence(num[:, a], num[:, b], den[:, a], den[:, b], clusters=clusters)

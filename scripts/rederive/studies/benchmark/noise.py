@@ -2,7 +2,8 @@
 
 From the warehouse's per-epoch ``responses`` (one row per graded epoch), limited
 to the (model, item) scores the statistics use, every model's score and every
-pair's paired difference is split into the between-item variance (data noise)
+compared pair's paired difference (the family of ``pairwise.csv``: all pairs,
+or rank neighbours and the top beyond ``comparisons.all_pairs_up_to``) is split into the between-item variance (data noise)
 and the within-item variance over epochs (prediction noise)
 (:func:`rederive.stats.noise.noise_table`; Miller 2024 §3, Wang 2025). A run with
 one epoch per item keeps its rows, the within parts NaN and ``within_note``
@@ -13,6 +14,7 @@ Writes ``noise.csv``.
 
 import pandas as pd
 
+from rederive.io.names import read_csv
 from rederive.io.warehouse import read_only
 from rederive.runner import run
 from rederive.stats.noise import noise_table
@@ -30,11 +32,24 @@ def epochs_used(responses: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     return used.rename(columns={"item_key": "item"})[["model", "item", "epoch", "correct"]]
 
 
+def family_pairs(pairwise: pd.DataFrame) -> list[tuple[str, str]] | None:
+    """The pairs noise.csv decomposes: those ``pairwise.csv`` tested.
+
+    ``None`` (every pair, in name order, as :func:`noise_table` does by default)
+    when all pairs were tested; the neighbour family's pairs, oriented and
+    ordered as in ``pairwise.csv``, when it has a ``family`` column.
+    """
+    if "family" not in pairwise:
+        return None
+    return list(zip(pairwise["a"].astype(str), pairwise["b"].astype(str), strict=True))
+
+
 def main(snakemake):
     with read_only(snakemake.input.db) as con:
         responses = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
         scores = con.execute("SELECT model, item_key FROM scores").df()
-    table = noise_table(epochs_used(responses, scores))
+    pairs = family_pairs(read_csv(snakemake.input.pairwise))
+    table = noise_table(epochs_used(responses, scores), pairs)
     write_csv(table, snakemake.output.noise, float_format="%.6g")
 
 

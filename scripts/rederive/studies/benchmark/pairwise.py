@@ -33,6 +33,7 @@ from rederive.report.latex import booktabs
 from rederive.runner import run
 from rederive.stats.bootstrap import bootstrap_mean, pairwise_differences, rng_for
 from rederive.stats.clustered import (
+    GRAM_FACTOR,
     MCNEMAR,
     PAIRED_T,
     T_METHOD,
@@ -42,6 +43,7 @@ from rederive.stats.clustered import (
     t_interval,
     t_pvalue,
 )
+from rederive.stats.family import Family, comparison_family, family_note, rank_order
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
@@ -74,19 +76,22 @@ def pair_counts(
 
     Memory is bounded by models² + items × models (0/1 scores: three matrix
     products, exact in float64 below 2**53 items) or by ``max_cells`` (other
-    scores: pairs in blocks), never by items × pairs (20,000 × 19,900 at 200
-    models: 3.2 GB per float64 matrix).
+    scores, or a family much smaller than all pairs: pairs in blocks), never by
+    items × pairs (20,000 × 19,900 at 200 models: 3.2 GB per float64 matrix).
+    Both ways count exactly, so which one runs never changes the table.
     """
     present = ~np.isnan(values)
     filled = np.where(present, values, 0.0)
-    if np.isin(filled, (0.0, 1.0)).all():
+    few_pairs = len(ia) * GRAM_FACTOR < values.shape[1] ** 2
+    if not few_pairs and np.isin(filled, (0.0, 1.0)).all():
         p = present.astype(float)
         both = p.T @ p
         # a > b on a shared item of 0/1 scores: a = 1 and b present with b = 0.
         a_wins = filled.T @ (p - filled)
         out = both[ia, ib], a_wins[ia, ib], a_wins[ib, ia]
         return tuple(np.rint(v).astype(np.int64) for v in out)
-    by_model = values.T
+    del present, filled
+    by_model = np.ascontiguousarray(values.T)
     n_items = np.empty(len(ia), dtype=np.int64)
     a_only = np.empty(len(ia), dtype=np.int64)
     b_only = np.empty(len(ia), dtype=np.int64)
@@ -141,20 +146,39 @@ def pairwise(
     fdr_q: float,
     small: dict[str, bool] | None = None,
     level: float = 0.95,
+    all_pairs_up_to: int | None = None,
+    neighbours: int = 2,
 ) -> pd.DataFrame:
-    """All unordered model pairs: paired difference (a − b) in points, CI, p, BH q.
+    """Model pairs of the comparison family: paired difference (a − b) in points, CI, p, BH q.
 
     Pairs are oriented so that ``a`` is the model with the higher accuracy (ties by
     name), which makes ``diff_pct`` non-negative and the table easier to read.
     A pair with a small-n member (``small``, model → flag) keeps its difference
     and p but is left out of the BH family: q NaN, never significant. ``p_method``
     and ``ci_method`` name the test and the interval of each row.
+
+    Up to ``all_pairs_up_to`` models (None: any number) every pair is compared;
+    beyond it each model against its ``neighbours`` rank neighbours on each side
+    and against the top (:func:`rederive.stats.family.comparison_family`), BH over
+    exactly those pairs, and a ``family`` column says why each pair is in.
     """
     values = matrix.to_numpy(dtype=float)
     boot = bootstrap_mean(values, clusters=clusters, n_boot=n_boot, rng=rng_for(seed, "pairwise"))
-    order = sorted(range(len(matrix.columns)), key=lambda j: (-boot.estimate[j], matrix.columns[j]))
+    order = rank_order(boot.estimate, matrix.columns)
+    family = family_for(
+        [matrix.columns[j] for j in order],
+        small or {},
+        all_pairs_up_to=len(order) if all_pairs_up_to is None else all_pairs_up_to,
+        neighbours=neighbours,
+    )
     names = [matrix.columns[j] for j in order]
-    table = pairwise_differences(names, boot.estimate[order], boot.replicates[:, order], level)
+    table = pairwise_differences(
+        names,
+        boot.estimate[order],
+        boot.replicates[:, order],
+        level,
+        pairs=None if family.all_pairs else (family.ia, family.ib),
+    )
     index = {name: j for j, name in enumerate(matrix.columns)}
     ia = np.array([index[n] for n in table["a"]], dtype=np.intp)
     ib = np.array([index[n] for n in table["b"]], dtype=np.intp)
@@ -193,7 +217,33 @@ def pairwise(
             "seed": seed,
         }
     )
+    if not family.all_pairs:
+        out["family"] = family.reason
     return out
+
+
+def family_for(names, small: dict[str, bool], *, all_pairs_up_to: int, neighbours: int):
+    """The comparison family over ``names`` (rank order), as positions in ``names``.
+
+    All pairs up to ``all_pairs_up_to`` models. Beyond it the neighbour family is
+    built over the ranked models with the small-n ones after them (they get no
+    rank, so they must not take a ranked model's neighbour slot); each pair is
+    then re-oriented so that ``a`` is the higher in ``names`` and the pairs sorted
+    by ``(a, b)`` position, the all-pairs order (the top pair stays first).
+    """
+    n = len(names)
+    if n <= all_pairs_up_to:
+        return comparison_family(n, all_pairs_up_to=all_pairs_up_to, neighbours=neighbours)
+    ranked_first = np.array(
+        [j for j in range(n) if not small.get(names[j], False)]
+        + [j for j in range(n) if small.get(names[j], False)],
+        dtype=np.intp,
+    )
+    chosen = comparison_family(n, all_pairs_up_to=all_pairs_up_to, neighbours=neighbours)
+    pa, pb = ranked_first[chosen.ia], ranked_first[chosen.ib]
+    ia, ib = np.minimum(pa, pb), np.maximum(pa, pb)
+    sort = np.lexsort((ib, ia))
+    return Family(ia[sort], ib[sort], chosen.reason[sort], n, neighbours)
 
 
 def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -201,6 +251,21 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
 
     Small-n models (``small_n`` in ``accuracy``) are listed last without a rank;
     the ranked models are ranked among themselves.
+
+    All pairs tested: the best rank is 1 + the number of models significantly
+    better, the worst n − the number significantly worse, and ``tied_with``
+    lists every model not separated from this one.
+
+    Neighbour family (``pairs`` has a ``family`` column): only the pairs tested
+    carry a decision, and the order of the accuracies carries the rest. A model
+    significantly below the one ranked ``j`` is taken to be below every model
+    ranked ``j`` or higher too (their accuracies are at least that model's), so
+    the best rank is 1 + the position of the lowest-ranked model significantly
+    better than it (1 when there is none), and the worst rank is the position
+    of the highest-ranked model it is significantly better than minus one (n
+    when there is none). ``tied_with`` lists the tested pairs that are not
+    significant (rank neighbours and the top). With all pairs tested and
+    significance monotone in rank distance the two definitions agree.
     """
     small = (
         accuracy[SMALL_N].astype(bool)
@@ -227,10 +292,15 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
             ties[row.a].append(row.b)
             ties[row.b].append(row.a)
     position = {m: i for i, m in enumerate(models)}
+    if "family" in pairs:
+        best, worst = _ordered_ranges(pairs, position, n)
+    else:
+        best = [1 + better[m] for m in models]
+        worst = [n - worse[m] for m in models]
     out = accuracy[["model", "accuracy_pct", "ci_low_pct", "ci_high_pct"]].copy()
     out.insert(0, "order", range(1, n + 1))
-    out["rank_best"] = [1 + better[m] for m in models]
-    out["rank_worst"] = [n - worse[m] for m in models]
+    out["rank_best"] = best
+    out["rank_worst"] = worst
     out["rank"] = [
         str(lo) if lo == hi else f"{lo}-{hi}"
         for lo, hi in zip(out["rank_best"], out["rank_worst"], strict=True)
@@ -249,7 +319,32 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str, p_methods: str = MCNEMAR) -> str:
+def _ordered_ranges(pairs: pd.DataFrame, position: dict[str, int], n: int):
+    """Rank ranges of :func:`ranking` on a neighbour family (ranks 1-based)."""
+    best = np.ones(n, dtype=int)
+    worst = np.full(n, n, dtype=int)
+    for row in pairs.itertuples(index=False):
+        if not row.significant or row.diff == 0:
+            continue
+        hi, lo = (row.a, row.b) if row.diff > 0 else (row.b, row.a)
+        up, down = position[hi], position[lo]
+        if up > down:  # a decision against the accuracy order says nothing about the rest
+            continue
+        # Ranks 1 … up+1 are above ``lo``; ranks down+1 … n below ``hi``.
+        best[down] = max(best[down], up + 2)
+        worst[up] = min(worst[up], down)
+    return list(best), list(worst)
+
+
+def latex(
+    rank: pd.DataFrame,
+    *,
+    fdr_q: float,
+    caption_note: str,
+    p_methods: str = MCNEMAR,
+    family: str = "",
+) -> str:
+    """The ranking as a booktabs table; ``family`` (:func:`family_note`) names the pairs tested."""
     body = pd.DataFrame(
         {
             "Model": rank["model"],
@@ -266,7 +361,9 @@ def latex(rank: pd.DataFrame, *, fdr_q: float, caption_note: str, p_methods: str
         body,
         caption=(
             f"Ranking with ties: a rank range covers the models not separable from this one "
-            f"(paired test: {p_methods}; BH q < {fdr_q:g}). {caption_note}"
+            f"(paired test: {p_methods}; BH q < {fdr_q:g}). "
+            + (f"{family} " if family else "")
+            + caption_note
         ),
         label="tab:benchmark-ranking",
         decimals={"Accuracy (%)": 1, "Tied with": 0},
@@ -286,6 +383,8 @@ def main(snakemake):
         fdr_q=p.fdr_q,
         small=small,
         level=p.ci_level,
+        all_pairs_up_to=p.comparisons["all_pairs_up_to"],
+        neighbours=p.comparisons["neighbours"],
     )
     pct = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1, "boot_low_pct": 1, "boot_high_pct": 1}
     write_csv(fixed_decimals(pairs, pct), snakemake.output.pairwise, float_format="%.6g")
@@ -300,6 +399,11 @@ def main(snakemake):
                 fdr_q=p.fdr_q,
                 caption_note=note,
                 p_methods=", ".join(sorted(set(pairs["p_method"]))) or "none",
+                family=family_note(
+                    len(matrix.columns),
+                    len(pairs),
+                    p.comparisons["neighbours"] if "family" in pairs else None,
+                ),
             )
         )
 
