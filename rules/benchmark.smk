@@ -312,6 +312,12 @@ rule cluster_benchmark_failures:
             subcategory="Failure clustering",
         ),
         linkage="results/{analysis}/tables/failure_linkage.csv",
+        leaves=report(
+            "results/{analysis}/tables/failure_leaves.csv",
+            caption="report/benchmark/failure_leaves.rst",
+            category="{analysis}",
+            subcategory="Failure clustering",
+        ),
         extreme_pairs=report(
             "results/{analysis}/tables/extreme_pairs.csv",
             caption="report/benchmark/extreme_pairs.rst",
@@ -339,6 +345,8 @@ rule cluster_benchmark_failures:
     params:
         linkage=setting("similarity", "linkage"),
         n_extreme_pairs=setting("similarity", "n_extreme_pairs"),
+        top_k=setting("similarity", "top_k"),
+        optimal_ordering_up_to=setting("similarity", "optimal_ordering_up_to"),
     script:
         "../scripts/rederive/studies/benchmark/similarity.py"
 
@@ -391,6 +399,7 @@ rule plot_benchmark_figures:
         difficulty="results/{analysis}/tables/irt_difficulty.csv",
         jaccard="results/{analysis}/tables/jaccard.csv",
         linkage="results/{analysis}/tables/failure_linkage.csv",
+        leaves="results/{analysis}/tables/failure_leaves.csv",
     output:
         **{
             f"{name}_png": report(
@@ -420,6 +429,7 @@ rule plot_benchmark_figures:
     params:
         data_note=data_note,
         fdr_q=setting("fdr_q"),
+        top_k=setting("similarity", "top_k"),
     script:
         "../scripts/rederive/studies/benchmark/figures.py"
 

@@ -1,7 +1,9 @@
 """No title, axis label, legend, panel note or provenance note overlaps a tick
-label (or another of those), at 2, 25 and 200 models: bounding boxes measured
-with matplotlib's renderer on the figures of the benchmark kind and the
-SaliTrap dendrogram and difficulty figures, drawn from synthetic tables."""
+label (or another of those), at 2, 25 and 200 models (and at 5,000 for the
+benchmark kind, whose figures show the top_k models plus a summary of all):
+bounding boxes measured with matplotlib's renderer on the figures of the
+benchmark kind and the SaliTrap dendrogram and difficulty figures, drawn from
+synthetic tables."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.text import Annotation
+from scipy.cluster.hierarchy import leaves_list
 from scipy.cluster.hierarchy import linkage as scipy_linkage
 
 from rederive.plots import theme
@@ -24,6 +27,9 @@ from rederive.studies.salitrap import figures_failure_sets as sali_sets
 from rederive.studies.salitrap import figures_irt as sali_irt
 
 SIZES = [2, 25, 200]
+# (models, similarity.top_k): the bundled default 50 below and above it, 200
+# models all shown (the square path at its largest), and leaderboard scale.
+BENCHMARK_SIZES = [(2, 50), (25, 50), (200, 200), (200, 50), (5000, 50)]
 NOTE = "Real data: ChemBench per-item results (irt-on-bench, MIT licence), not simulated."
 CATEGORIES = [
     "analytical chemistry",
@@ -156,14 +162,26 @@ def accuracy_table(models):
     )
 
 
-def benchmark_tables(n):
+def neighbour_pairs(models, n_neighbours=2):
+    """Each model against its next rank neighbours and the top, as pairwise.csv
+    holds them beyond comparisons.all_pairs_up_to models."""
+    pairs = {(models[0], b) for b in models[1:]}
+    for i, a in enumerate(models):
+        pairs |= {(a, b) for b in models[i + 1 : i + 1 + n_neighbours]}
+    return sorted(pairs, key=lambda p: (models.index(p[0]), models.index(p[1])))
+
+
+def benchmark_tables(n, top_k=50):
     models = model_names(n)
     rng = np.random.default_rng(n)
     accuracy = accuracy_table(models)
     ranking = pd.DataFrame(
         {"model": models, "rank": [f"{k + 1}-{min(n, k + 3)}" for k in range(n)]}
     )
-    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    if n <= 200:
+        pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    else:
+        pairs = neighbour_pairs(models)
     pairwise = pd.DataFrame(
         {
             "a": [a for a, _ in pairs],
@@ -172,7 +190,7 @@ def benchmark_tables(n):
             "significant": rng.random(len(pairs)) < 0.5,
         }
     )
-    n_items = 400
+    n_items = 30_000 if n > 1000 else 400
     difficulty = pd.DataFrame(
         {
             "category": [CATEGORIES[k % len(CATEGORIES)] for k in range(n_items)],
@@ -191,26 +209,53 @@ def benchmark_tables(n):
     )
     failures = rng.random((n, 60)) < 0.4
     z = scipy_linkage(failures, method="average", metric="jaccard") if n > 1 else np.empty((0, 4))
+    shown = sorted(models[:top_k])  # accuracy_table sorts models by accuracy, best first
+    keep = [models.index(m) for m in shown]
     inter = failures.astype(int) @ failures.T.astype(int)
     union = failures.sum(1)[:, None] + failures.sum(1)[None, :] - inter
-    jaccard = pd.DataFrame(inter / np.maximum(union, 1), columns=models)
-    jaccard.insert(0, "model", models)
+    jaccard = pd.DataFrame((inter / np.maximum(union, 1))[np.ix_(keep, keep)], columns=shown)
+    jaccard.insert(0, "model", shown)
     linkage = pd.DataFrame(z, columns=["left", "right", "distance", "size"])
-    return accuracy, ranking, pairwise, difficulty, ability, jaccard, linkage
+    order = leaves_list(z) if n > 1 else np.zeros(1, dtype=int)
+    position = np.empty(n, dtype=int)
+    position[order] = np.arange(n)
+    leaves = pd.DataFrame(
+        {
+            "model": models,
+            "linkage_index": range(n),
+            "leaf_position": position,
+            "in_top_k": [m in set(shown) for m in models],
+        }
+    )
+    return accuracy, ranking, pairwise, difficulty, ability, jaccard, linkage, leaves
 
 
-@pytest.mark.parametrize("n", SIZES)
-def test_benchmark_figures_have_no_overlapping_text(captured, n, tmp_path):
-    accuracy, ranking, pairwise, difficulty, ability, jaccard, linkage = benchmark_tables(n)
+@pytest.mark.parametrize(("n", "top_k"), BENCHMARK_SIZES)
+def test_benchmark_figures_have_no_overlapping_text(captured, n, top_k, tmp_path):
+    tables = benchmark_tables(n, top_k)
+    accuracy, ranking, pairwise, difficulty, ability, jaccard, linkage, leaves = tables
     png, pdf = tmp_path / "x.png", tmp_path / "x.pdf"
-    bench.plot_accuracy(accuracy, ranking, NOTE, png, pdf)
-    bench.plot_pairwise(accuracy, pairwise, 0.05, NOTE, png, pdf)
+    bench.plot_accuracy(accuracy, ranking, NOTE, png, pdf, top_k)
+    bench.plot_pairwise(accuracy, pairwise, 0.05, NOTE, png, pdf, top_k)
     bench.plot_difficulty(difficulty, NOTE, png, pdf)
-    bench.plot_ability(ability, accuracy, NOTE, png, pdf)
-    bench.plot_dendrogram(jaccard, linkage, NOTE, png, pdf)
+    bench.plot_ability(ability, accuracy, NOTE, png, pdf, top_k)
+    bench.plot_dendrogram(jaccard, linkage, NOTE, png, pdf, leaves=leaves)
     names = ["accuracy", "pairwise_q", "irt_difficulty", "irt_ability", "failure_dendrogram"]
     problems = {name: overlaps(fig) for name, fig in zip(names, captured, strict=True)}
     assert problems == dict.fromkeys(names, []), problems
+    # At most top_k model rows / heatmap cells, whatever the model count.
+    shown = min(n, top_k)
+    accuracy_fig, pairwise_fig = captured[0], captured[1]
+    assert len(accuracy_fig.axes[0].get_yticklabels()) == shown
+    assert pairwise_fig.axes[0].collections[0].get_array().size == shown**2  # the heatmap mesh
+    if n > top_k:
+        tree = captured[4].axes[0]
+        drawn = [t.get_text() for t in tree.get_xticklabels()]
+        assert len(drawn) == min(bench.DENDROGRAM_BRANCHES, n)
+        # Branch labels count every model once, and every top_k model once.
+        sizes = [int(t.split(" ")[0].replace(",", "")) for t in drawn]
+        tops = [int(t.split("(")[1].split(" ")[0]) for t in drawn if "top" in t]
+        assert sum(sizes) == n and sum(tops) == top_k
 
 
 def salitrap_tables(n):

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from rederive.errors import InputError
-from rederive.site.build import build_site, markdown_html
+from rederive.site.build import build_site, markdown_html, site_path
 from rederive.site.captions import render_caption
 from rederive.site.headline import read_headline
 from rederive.site.layout import CHECK, HEADLINE, MORE, HeadlineSpec, arrange
@@ -288,3 +288,65 @@ def test_markdown_shows_raw_html_as_text():
     html = str(markdown_html("# T\n\n<img src=x onerror=alert(1)>\n"))
     assert "<img" not in html and "&lt;img" in html
     assert re.search(r"<h4>T</h4>", html)
+
+
+def test_large_analysis_inlines_only_the_first_rows(tmp_path, monkeypatch):
+    """A leaderboard-sized analysis (5,000 models, 30,000 items): every table is
+    copied whole, but each page inlines at most INLINE_ROWS rows per table and
+    says how many the linked CSV has; the site stays under the 30 MB the bundled
+    site is held to (tests/results_site/test_site_browser.py)."""
+    from rederive.site.tables import INLINE_ROWS
+
+    monkeypatch.chdir(tmp_path)
+    n_models, n_items = 5000, 30000
+    header = "order,model,accuracy_pct,ci_low_pct,ci_high_pct,rank,n_tied,tied_with,small_n"
+    rows = [
+        f"{k},model-{k:05d}-instruct,{90 - k / 100:.1f},1.0,2.0,{k},0,,False"
+        for k in range(n_models)
+    ]
+    ranking = write(Path("results/big/tables/ranking.csv"), "\n".join([header, *rows]) + "\n")
+    items = write(
+        Path("results/big/tables/item_analysis.csv"),
+        "item_key,category,p_value,item_rest_r,outfit_mnsq,infit_mnsq,flags\n"
+        + "".join(
+            f"item-{k:06d},organic chemistry,{k / n_items:.6f},0.123456,1.234567,0.987654,\n"
+            for k in range(n_items)
+        ),
+    )
+    small = write(Path("results/big/tables/irt_fit.csv"), "quantity,value\nepochs,100\n")
+    provenance = write(
+        Path("results/summary/provenance.json"),
+        json.dumps({"python": "3.11", "code": {"commit": "abc", "dirty": False}}),
+    )
+    summary = [write(Path("results/summary/published_check.md"), "# all\n")]
+    outputs = [ranking, items, small]
+    analyses = [
+        {
+            "name": "big",
+            "kind": "benchmark",
+            "label": "Big",
+            "simulated": True,
+            "data_note": "Simulated.",
+            "outputs": outputs,
+            "reports": {
+                p: {"caption": None, "subcategory": "Tables", "params": {}} for p in outputs
+            },
+        }
+    ]
+    site = tmp_path / "site"
+    pages = build_site(site, analyses, provenance, summary)
+    html = (site / "big" / "index.html").read_text(encoding="utf-8")
+    payloads = re.findall(r'<script type="application/json" class="tbl-data">(.*?)</script>', html)
+    inlined = sorted(len(json.loads(p)["rows"]) for p in payloads)
+    assert inlined == [1, INLINE_ROWS, INLINE_ROWS], inlined
+    assert f"First {INLINE_ROWS:,} of {n_items:,} rows shown here" in html
+    assert f"First {INLINE_ROWS:,} of {n_models:,} rows shown here" in html
+    assert html.count('class="tbl-note"') == 2  # the one-row table carries no note
+    # The headline still reads the whole ranking, and the copies are whole.
+    assert pages[0]["headline"].top == "model-00000-instruct"
+    for path in outputs:
+        assert (site / "big" / site_path(path, "big")).read_bytes() == Path(path).read_bytes()
+    csv_bytes = sum(Path(p).stat().st_size for p in outputs)
+    assert len(html.encode()) < csv_bytes / 5  # the page is not a second copy of the data
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    assert size <= 30 * 1024 * 1024, f"site is {size / 2**20:.1f} MB"

@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rederive.io.names import read_csv
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+from rederive.plots.theme import DENSE_POINTS, SIMULATED_NOTE, apply_theme, save_figure
 
 FLAG_LABELS = {
     "negative_discrimination": "negative discrimination",
@@ -53,6 +53,7 @@ def plot_suspect_items(
         alpha=0.6,
         linewidths=0,
         label=f"not flagged ({int((first == '').sum()):,})",
+        rasterized=len(drawn) > DENSE_POINTS,
     )
     for k, (flag, label) in enumerate(FLAG_LABELS.items()):
         rows = drawn[first == flag]
@@ -64,6 +65,7 @@ def plot_suspect_items(
                 color=f"C{k + 1}",
                 linewidths=0,
                 label=f"{label} ({len(rows):,})",
+                rasterized=len(rows) > DENSE_POINTS,
             )
     ax.set_yscale("log")
     # Plain numbers: the theme turns mathtext off, so 10^x labels would print raw.

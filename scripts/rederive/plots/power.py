@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.io.names import read_csv
-from rederive.plots.theme import SIMULATED_NOTE, apply_theme, save_figure
+from rederive.plots.theme import DENSE_POINTS, SIMULATED_NOTE, apply_theme, save_figure
 
 
 def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
@@ -73,8 +73,9 @@ def draw(power: pd.DataFrame, curve: pd.DataFrame, *, title: str):
             marker=marker,
             alpha=0.75,
             edgecolor="none",
-            label=f"observed |diff|: {verdict} ({len(sub)})",
+            label=f"observed |diff|: {verdict} ({len(sub):,})",
             zorder=3,
+            rasterized=len(power) > DENSE_POINTS,
         )
     ax.set_xscale("log")
     ax.set_xlabel(f"{unit}s per comparison (log scale)")

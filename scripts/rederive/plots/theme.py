@@ -62,6 +62,12 @@ def shrink_labels(ax, n_models: int, cell_in: float = CELL_IN) -> None:
         ax.tick_params(labelsize=max(2.5, 72 * cell * 0.8))
 
 
+# Scatter layers with more points than this are drawn as one image in the PDF
+# (rasterized): 30,000 vector markers make a PDF of megabytes that viewers crawl
+# through; the PNG is the same either way.
+DENSE_POINTS = 5000
+
+
 # Space between the lowest text of a figure and its provenance note.
 NOTE_GAP_PT = 4
 

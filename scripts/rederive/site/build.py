@@ -14,7 +14,14 @@ from rederive.errors import InputError
 from rederive.site.captions import render_caption
 from rederive.site.headline import read_headline
 from rederive.site.layout import HEADLINE, anchor, arrange, headline_spec, section_title
-from rederive.site.tables import Table, failures_first, json_payload, read_table, status_counts
+from rederive.site.tables import (
+    INLINE_ROWS,
+    Table,
+    failures_first,
+    json_payload,
+    read_table,
+    status_counts,
+)
 
 HERE = Path(__file__).parent
 ASSETS = ("site.css", "site.js")
@@ -109,10 +116,11 @@ def analysis_page(entry: dict, prov: dict) -> dict:
             }
             companions = {label: site_path(p, name) for label, p in item.companions.items()}
             if item.kind == "table":
-                view["table"] = read_table(item.path)
+                full = read_table(item.path)
+                view["table"] = full.head(INLINE_ROWS)
                 view["downloads"] = [("CSV", view["href"]), *companions.items()]
                 if item.section == HEADLINE:
-                    headline_table = view["table"]
+                    headline_table = full
             elif item.kind == "figure":
                 view["downloads"] = [("PNG", view["href"]), *companions.items()]
                 width, height = png_size(item.path)
@@ -123,7 +131,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
                 view["downloads"] = [("Markdown", view["href"]), *companions.items()]
                 if "CSV" in item.companions:
                     rows = read_table(item.companions["CSV"])
-                    view["table"] = failures_first(rows)
+                    view["table"] = failures_first(rows).head(INLINE_ROWS)
                     if PurePosixPath(item.path).name == "published_check.md":
                         check_counts = status_counts(rows)
                         if not rows.rows:

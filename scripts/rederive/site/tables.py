@@ -15,12 +15,34 @@ from markupsafe import Markup
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?$")
 
 
+# Rows of one table written into its page. A leaderboard of 5,000 models has
+# tables of 5,000 to 30,000 rows (accuracy, items); inlined whole, each page
+# would carry tens of MB of JSON for the browser to parse. The page shows the
+# first rows and says so; the linked CSV (copied beside it) has them all.
+INLINE_ROWS = 1000
+
+
 @dataclass(frozen=True)
 class Table:
-    """A CSV file's header and rows, every cell as its text."""
+    """A CSV file's header and rows, every cell as its text.
+
+    ``total_rows`` is the row count of the whole file when ``rows`` holds only
+    its first rows (:meth:`head`); ``None`` when ``rows`` is the whole file.
+    """
 
     columns: list[str]
     rows: list[list[str]]
+    total_rows: int | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_rows is not None and self.total_rows > len(self.rows)
+
+    def head(self, n: int = INLINE_ROWS) -> Table:
+        """The first ``n`` rows, remembering how many the file has."""
+        if len(self.rows) <= n:
+            return self
+        return Table(columns=self.columns, rows=self.rows[:n], total_rows=len(self.rows))
 
     @property
     def numeric(self) -> list[bool]:

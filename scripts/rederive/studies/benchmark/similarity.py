@@ -8,6 +8,11 @@ similarity of failure sets, the hierarchical clustering on ``1 − J`` and the m
 and least alike pairs. Items every model fails are listed: on a real benchmark
 they are the first place to look for mis-keyed or unanswerable questions.
 
+At leaderboard scale (thousands of models) the clustering, the leaf order and
+the extreme pairs still cover every model, but the square co-failure and Jaccard
+tables hold only the ``similarity.top_k`` models of highest accuracy: 5,000
+models would make each a 5,000 × 5,000 table (25 M cells, ~250 MB of CSV).
+
 References
 ----------
 Jaccard, P. (1912). The distribution of the flora in the alpine zone. *New Phytologist* 11, 37–50.
@@ -22,7 +27,7 @@ from rederive.studies.benchmark.common import load_scores, write_csv
 
 def failure_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
     """Boolean models × items, True = failed (score < 0.5)."""
-    if matrix.isna().any().any():
+    if matrix.isna().to_numpy().any():
         raise ValueError("failure clustering needs every model scored on every item")
     return (matrix < 0.5).T
 
@@ -33,23 +38,62 @@ def square(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+def top_models(matrix: pd.DataFrame, k: int) -> list:
+    """The ``k`` models of highest mean score, returned in name order.
+
+    Ties in the mean are broken by name (the alphabetically first model wins), so
+    the selection does not depend on column order.
+    """
+    means = matrix.mean(axis=0)
+    frame = pd.DataFrame({"model": means.index, "mean": means.to_numpy()})
+    frame = frame.sort_values(["mean", "model"], ascending=[False, True], kind="mergesort")
+    return sorted(frame["model"].head(k))
+
+
+def linkage_table(clustering: similarity.ModelClustering) -> pd.DataFrame:
+    link = pd.DataFrame(clustering.linkage, columns=["left", "right", "distance", "size"])
+    link[["left", "right", "size"]] = link[["left", "right", "size"]].astype(int)
+    link.insert(0, "step", range(1, len(link) + 1))
+    link["method"] = clustering.method
+    return link
+
+
 def analyse(
-    matrix: pd.DataFrame, items: pd.DataFrame, *, linkage: str, n_extreme_pairs: int
+    matrix: pd.DataFrame,
+    items: pd.DataFrame,
+    *,
+    linkage: str,
+    n_extreme_pairs: int,
+    top_k: int | None = None,
+    optimal_ordering_up_to: int | None = None,
 ) -> dict:
+    """Failure similarity of every model pair, the tables restricted to the top-k.
+
+    ``co_failure`` and ``jaccard`` are square over the ``top_k`` models of highest
+    mean score (all models when there are at most ``top_k``, or ``top_k`` is
+    None), in name order; the linkage, the leaf order and the extreme pairs cover
+    every model. Leaves are optimally ordered up to ``optimal_ordering_up_to``
+    models (always when None).
+    """
     fail = failure_matrix(matrix)
     fail = fail.sort_index()
-    co_failure = similarity.co_failure_matrix(fail)
-    jaccard = similarity.jaccard_matrix(fail)
+    co_failure, jaccard = similarity.similarity_matrices(fail)
+    models = list(fail.index)
+    top = top_models(matrix, top_k) if top_k is not None and len(models) > top_k else models
     if len(fail) < 2:
         # One model: nothing to cluster; a header-only linkage table, not a traceback.
         link = pd.DataFrame(columns=["step", "left", "right", "distance", "size", "method"])
-        order = list(fail.index)
+        order = models
     else:
-        clustering = similarity.cluster_models(jaccard, linkage, optimal_ordering=True)
-        link = pd.DataFrame(clustering.linkage, columns=["left", "right", "distance", "size"])
-        link[["left", "right", "size"]] = link[["left", "right", "size"]].astype(int)
-        link.insert(0, "step", range(1, len(link) + 1))
-        link["method"] = clustering.method
+        # Optimal leaf ordering only orders the leaves (same tree) and grows far
+        # faster than the linkage itself (measured: bench/README.md, issue 24).
+        clustering = similarity.cluster_models(
+            jaccard,
+            linkage,
+            optimal_ordering=optimal_ordering_up_to is None
+            or len(models) <= optimal_ordering_up_to,
+        )
+        link = linkage_table(clustering)
         order = clustering.order
     pairs = (
         similarity.extreme_pairs(
@@ -61,10 +105,21 @@ def analyse(
     everyone = similarity.failed_by_all(fail)
     failed = items.set_index("item_key").loc[everyone.items].reset_index()
     failed["n_models"] = fail.shape[0]
+    position = {model: k for k, model in enumerate(order)}
+    in_top = set(top)
+    leaves = pd.DataFrame(
+        {
+            "model": models,
+            "linkage_index": range(len(models)),
+            "leaf_position": [position[m] for m in models],
+            "in_top_k": [m in in_top for m in models],
+        }
+    )
     return {
-        "co_failure": square(co_failure),
-        "jaccard": square(jaccard),
+        "co_failure": square(co_failure.loc[top, top]),
+        "jaccard": square(jaccard.loc[top, top]),
         "linkage": link,
+        "leaves": leaves,
         "order": order,
         "extreme_pairs": pairs,
         "failed_by_all": failed,
@@ -75,10 +130,19 @@ def analyse(
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
-    result = analyse(matrix, items, linkage=p.linkage, n_extreme_pairs=p.n_extreme_pairs)
+    result = analyse(
+        matrix,
+        items,
+        linkage=p.linkage,
+        n_extreme_pairs=p.n_extreme_pairs,
+        top_k=p.top_k,
+        optimal_ordering_up_to=p.optimal_ordering_up_to,
+    )
+    del matrix
     write_csv(result["jaccard"], snakemake.output.jaccard)
     write_csv(result["co_failure"], snakemake.output.co_failure)
     write_csv(result["linkage"], snakemake.output.linkage)
+    write_csv(result["leaves"], snakemake.output.leaves)
     write_csv(result["extreme_pairs"], snakemake.output.extreme_pairs)
     write_csv(result["failed_by_all"], snakemake.output.failed_by_all)
 
