@@ -22,7 +22,8 @@ Markers (an HTML comment on the line just above a fenced block):
 ``<!-- config-example: FIXTURE [file=NAME] -->``
     A YAML config file: its absolute ``raw_dir`` / ``inputs`` folders are
     replaced by scratch folders holding FIXTURE data (``lm_eval``, ``inspect``,
-    ``matrix``, ``long``, ``swebench``, ``every_eval_ever``, ``eval_arena``, ``auto``,
+    ``lm_eval_family``, ``matrix``, ``long``, ``swebench``, ``every_eval_ever``,
+    ``eval_arena``, ``auto``,
     a paper kind's name, or ``bundled`` = leave as is) and
     the workflow is dry-run on it.
 ``<!-- warehouse: NAME -->``
@@ -279,6 +280,14 @@ def _fill(folder: Path, fixture: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if fixture == "lm_eval":
         shutil.copytree(FIXTURES / "lm_eval" / "out", folder / "lm_eval", dirs_exist_ok=True)
+    elif fixture == "lm_eval_family":
+        for run in ("leaderboard_json", "ifeval", "lmms_eval"):
+            shutil.copytree(
+                FIXTURES / "lm_eval_family" / run,
+                folder / "lm_eval" / run,
+                ignore=shutil.ignore_patterns("VERSION"),
+                dirs_exist_ok=True,
+            )
     elif fixture == "inspect":
         (folder / "inspect").mkdir(exist_ok=True)
         shutil.copy(

@@ -8,7 +8,9 @@ one ``samples_<task>_<datetime>.jsonl`` per task with one line per (doc, filter)
 doc_hash, prompt_hash, target_hash`` and one field per metric (``acc``,
 ``exact_match``, …). The datetime is ``datetime.now().isoformat()`` with ``:``
 replaced by ``-`` and is shared by the results file and the samples files of one
-run, which is how they are paired here.
+run, which is how they are paired here. lmms-eval's lines keep ``doc_id, target,
+filtered_resps, doc_hash, input`` and the metric fields, without ``filter``, ``metrics``
+or ``doc``.
 
 The item key is ``(task, doc_id)``; ``doc_hash`` (SHA-256 of the document) is kept
 so the warehouse step can check that every model saw the same document under
@@ -26,6 +28,7 @@ and ``lm_eval/loggers/evaluation_tracker.py`` (file names).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -40,11 +43,12 @@ from rederive.io.tabular import count_score, frame_from_records, graded_row, par
 
 _STAMP = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"
 _LMMS_STAMP = r"\d{8}_\d{6}"
-# lm-eval >= 0.4.3 writes samples_<task>_<datetime>.jsonl; lm-eval <= 0.4.2 (and so the
-# Open LLM Leaderboard v2 details, samples_leaderboard_<task>_<datetime>.json) wrote the
-# same JSON lines under .json (lm-eval commit 3850e21a, PR #1930). lmms-eval puts its
-# datetime (YYYYMMDD_HHMMSS) first: <datetime>_samples_<task>.jsonl, <datetime>_results.json
-# (lmms_eval/loggers/evaluation_tracker.py).
+# lm-eval >= 0.4.3 writes samples_<task>_<datetime>.jsonl; its development versions of
+# May-June 2024 (between the 0.4.2 and 0.4.3 releases; the Open LLM Leaderboard v2
+# details, samples_leaderboard_<task>_<datetime>.json) wrote JSON lines under .json until
+# commit 3850e21a (PR #1930), and their lines carry no "filter" nor "metrics". lmms-eval
+# puts its datetime (YYYYMMDD_HHMMSS) first: <datetime>_samples_<task>.jsonl,
+# <datetime>_results.json (lmms_eval/loggers/evaluation_tracker.py).
 SAMPLES_RES = (
     re.compile(rf"^samples_(?P<task>.+)_(?P<stamp>{_STAMP})\.jsonl?$"),
     re.compile(rf"^(?P<stamp>{_LMMS_STAMP})_samples_(?P<task>.+)\.jsonl$"),
@@ -56,6 +60,9 @@ RESULTS_RES = (
 DEFAULT_METRICS = ["acc", "acc_norm", "exact_match", "prompt_level_strict_acc"]
 # lmms-eval's sample lines carry no "filter" field; its results keys use "none".
 NO_FILTER = "none"
+# lmms-eval's doc_hash hashes the request's doc, which its Instances leave as None: every
+# line carries SHA-256 of "null", which says nothing about the document.
+NULL_DOC_HASH = hashlib.sha256(b"null").hexdigest()
 
 REQUIRED = ("doc_id",)
 
@@ -124,8 +131,13 @@ def provenance(results: dict) -> str:
         for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
         if k in config
     }
+    version = (
+        f"lmms_eval_version={results['lmms_eval_version']}"
+        if "lmms_eval_version" in results
+        else f"lm_eval_version={results.get('lm_eval_version')}"
+    )
     parts = [
-        f"lm_eval_version={results.get('lm_eval_version')}",
+        version,
         f"git_hash={results.get('git_hash')}",
         f"model_args={config.get('model_args')}",
         f"seeds={json.dumps(seeds, sort_keys=True)}",
@@ -218,6 +230,7 @@ def read_samples(
     records = []
     used_metrics: list[str] = []
     seen: dict[str, int] = {}
+    null_hashes = 0
     for number, record in lines:
         accounting.rows_read += 1
         if str(record["filter"]) != chosen:
@@ -240,14 +253,32 @@ def read_samples(
             file=name,
             line=number,
             field="doc_id",
-            message="doc_id {key} already appears on line {first} for filter {filter!r}",
+            message=(
+                "doc_id {key} already appears on line {first} for filter {filter!r}"
+                if has_filter
+                else "doc_id {key} already appears on line {first}; these lines carry no "
+                "'filter' field (lmms-eval writes one line per filter without naming it), "
+                "so the filters cannot be told apart: run the task with one filter"
+            ),
             filter=chosen,
         )
         metric = _choose_metric(record, metrics, file=name, line=number)
+        if isinstance(record[metric], list):
+            raise InputError(
+                f"{metric} is a list here (one score per instruction, as ifeval's "
+                "inst_level_* metrics), not one score for the item: score by a prompt-level "
+                "metric (prompt_level_strict_acc) in benchmark.lm_eval.metrics",
+                file=name,
+                line=number,
+                field=metric,
+            )
         score = parse_correct(record[metric], file=name, line=number, field=metric)
         if not count_score(accounting, score, f"missing score ({metric} is null)", number):
             continue
         doc_hash = record.get("doc_hash")
+        if doc_hash == NULL_DOC_HASH:
+            doc_hash = None
+            null_hashes += 1
         used_metrics.append(metric)
         records.append(
             graded_row(
@@ -263,6 +294,11 @@ def read_samples(
                 response=_first_response(record.get("filtered_resps")),
             )
         )
+    if null_hashes:
+        accounting.notes.append(
+            f"{name}: doc_hash is SHA-256 of 'null' on {null_hashes} lines (lmms-eval hashes "
+            "an empty doc): not kept, so the doc_hash agreement check does not cover them"
+        )
     frame = frame_from_records(records)
     # Which per-sample metric scored the line (acc, exact_match, …), so tables can
     # say what a task's accuracy is and what a pooled headline mixes.
@@ -271,9 +307,11 @@ def read_samples(
 
 
 def _first_response(value) -> str | None:
-    # filtered_resps is a list (one entry per request); generation tasks hold the
-    # extracted answer as text, loglikelihood tasks hold [logprob, is_greedy] pairs.
-    while isinstance(value, list) and value:
+    # filtered_resps is a list (one entry per request): generation tasks hold the
+    # extracted answer as text (lmms-eval flattens a single one to the text itself),
+    # loglikelihood tasks hold [logprob, is_greedy] pairs, which lm-eval's June 2024
+    # development versions wrote as strings (["-0.13", "False"]): not a response.
+    if isinstance(value, list) and value:
         value = value[0]
     return value if isinstance(value, str) else None
 

@@ -1,8 +1,8 @@
 """lm-evaluation-harness ``--log_samples`` model folders (:mod:`rederive.io.lm_eval`).
 
 One run is one model folder: ``results_<datetime>.json`` plus
-``samples_<task>_<datetime>.jsonl`` (lm-eval ≥ 0.4.3), ``.json`` (lm-eval ≤ 0.4.2,
-the Open LLM Leaderboard v2 details) or lmms-eval's ``<datetime>_results.json`` and
+``samples_<task>_<datetime>.jsonl`` (lm-eval ≥ 0.4.3), ``.json`` (lm-eval's
+development versions of May-June 2024, the Open LLM Leaderboard v2 details) or lmms-eval's ``<datetime>_results.json`` and
 ``<datetime>_samples_<task>.jsonl``.
 """
 
