@@ -83,7 +83,7 @@ def main(argv=None) -> None:
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--epochs", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=24)
-    ap.add_argument("--pyirt-max-cells", type=int, default=20_000_000)
+    ap.add_argument("--pyirt-max-cells", type=int, default=10_000_000)
     args = ap.parse_args(argv)
 
     from rederive.stats.irt_mml import bootstrap_mml_ability, rasch_mml

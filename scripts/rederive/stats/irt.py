@@ -407,13 +407,14 @@ def fit_1pl(
         raise ValueError(f"warm_lr_scale must be in (0, 1], got {warm_lr_scale!r}")
     y = _binary_matrix(responses)
     n_models, n_items = y.shape
-    rows, cols = np.nonzero(~np.isnan(y))
 
     mml = rasch_mml(responses)
     if max_cells is not None and y.size > max_cells:
         return _without_svi(
             y, responses, mml, max_cells, epochs, priors, lr, lr_decay, tol, int(seed)
         )
+    # Two int64 indices per present cell: built only when the SVI runs.
+    rows, cols = np.nonzero(~np.isnan(y))
     start, n_warm = _start_values(mml, responses, warm_start)
     # Mostly warm (a run added or swapped): smaller steps from a near-optimal start.
     lr_start = lr * warm_lr_scale if n_warm > (n_models + n_items) / 2 else lr
