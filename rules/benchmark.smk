@@ -191,6 +191,7 @@ rule fit_benchmark_irt:
         tol=setting("irt", "tol"),
         priors=setting("irt", "priors"),
         seed=setting("irt", "seed"),
+        pyirt_max_cells=setting("irt", "pyirt_max_cells"),
         n_boot=setting("bootstrap", "n_boot"),
         ci_level=setting("bootstrap", "level"),
         cluster_by=setting("cluster_by"),

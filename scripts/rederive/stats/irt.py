@@ -140,6 +140,9 @@ class IrtFit:
     warm_started: int
     fit_seconds: float
     versions: dict = field(default_factory=dict)
+    # Why the SVI refinement was not run ("" when it was): then ability and
+    # ability_sd are NaN and the difficulties are the marginal-ML posterior's.
+    skipped: str = ""
 
     @property
     def n_models(self) -> int:
@@ -304,6 +307,7 @@ def fit_1pl(
     max_attempts: int = 3,
     warm_start: pd.DataFrame | None = None,
     warm_lr_scale: float = 0.25,
+    max_cells: int | None = None,
 ) -> IrtFit:
     """Fit a 1PL (Rasch) model with py-irt, started at the marginal-ML estimate.
 
@@ -403,9 +407,14 @@ def fit_1pl(
         raise ValueError(f"warm_lr_scale must be in (0, 1], got {warm_lr_scale!r}")
     y = _binary_matrix(responses)
     n_models, n_items = y.shape
-    rows, cols = np.nonzero(~np.isnan(y))
 
     mml = rasch_mml(responses)
+    if max_cells is not None and y.size > max_cells:
+        return _without_svi(
+            y, responses, mml, max_cells, epochs, priors, lr, lr_decay, tol, int(seed)
+        )
+    # Two int64 indices per present cell: built only when the SVI runs.
+    rows, cols = np.nonzero(~np.isnan(y))
     start, n_warm = _start_values(mml, responses, warm_start)
     # Mostly warm (a run added or swapped): smaller steps from a near-optimal start.
     lr_start = lr * warm_lr_scale if n_warm > (n_models + n_items) / 2 else lr
@@ -478,6 +487,44 @@ def fit_1pl(
             "pyro": pyro.__version__,
             "torch": torch.__version__,
         },
+    )
+
+
+def _without_svi(y, responses, mml, max_cells, epochs, priors, lr, lr_decay, tol, seed) -> IrtFit:
+    """The :class:`IrtFit` of a matrix above ``max_cells``: marginal ML only."""
+    reason = (
+        f"py-irt refinement skipped: {y.size:,} cells > irt.pyirt_max_cells = {max_cells:,}; "
+        "abilities are the marginal-ML estimates, difficulties the marginal-ML posterior "
+        "means and SDs"
+    )
+    items_ok, items_bad = _extremes(y, 0, responses.columns)
+    models_ok, models_bad = _extremes(y, 1, responses.index)
+    nan = np.full(y.shape[0], np.nan)
+    return IrtFit(
+        ability=pd.Series(nan, index=responses.index, name="ability"),
+        ability_sd=pd.Series(nan, index=responses.index, name="ability_sd"),
+        difficulty=mml.difficulty.rename("difficulty"),
+        difficulty_sd=mml.difficulty_sd.rename("difficulty_sd"),
+        mml=mml,
+        items_all_correct=items_ok,
+        items_all_wrong=items_bad,
+        models_all_correct=models_ok,
+        models_all_wrong=models_bad,
+        n_observed=int(np.count_nonzero(~np.isnan(y))),
+        epochs=int(epochs),
+        priors=priors,
+        lr=float(lr),
+        lr_decay=float(lr_decay),
+        tol=float(tol),
+        seed=seed,
+        epochs_used=0,
+        final_change=np.nan,
+        converged=False,
+        seed_used=seed,
+        attempts=0,
+        warm_started=0,
+        fit_seconds=0.0,
+        skipped=reason,
     )
 
 

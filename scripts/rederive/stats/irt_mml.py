@@ -87,6 +87,11 @@ class RaschMml:
     # Location moved by the centring (mean difficulty 0): the fit's own
     # parameters are the reported ones plus this, which the bootstrap needs.
     shift: float = 0.0
+    # The quadrature the fit used (standard-normal nodes and log weights), which
+    # the bootstrap must reuse; None: Gauss-Hermite with 41 nodes.
+    nodes: np.ndarray | None = None
+    log_weights: np.ndarray | None = None
+    quadrature: str = "Gauss-Hermite, 41 nodes"
 
 
 def _marginal(params, y1, obs, nodes, logw, fix_sigma):
@@ -118,14 +123,39 @@ def _marginal(params, y1, obs, nodes, logw, fix_sigma):
     return -log_marg.sum(), grad, post
 
 
+# From this many cells on, the likelihood is evaluated from sufficient statistics
+# (rederive.stats.irt_large): the bundled matrices (at most 63 k cells) keep the
+# dense path, and with it their tables byte for byte.
+_LARGE_FROM_CELLS = 1_000_000
+# Gauss-Hermite with 41 fixed nodes while the fixed axis has at most this many
+# units; beyond, an equally spaced grid that follows the narrower posteriors
+# (irt_large.grid_quadrature). Measured on 5,000 simulated items (centred
+# abilities against a 16x finer grid): GH-41 is off by 2e-7 logit at 25 models,
+# 1e-5 at 50, 2.4e-4 at 100 and 1.9e-3 at 200 (sigma 0.950 for 0.987), 1,000 x
+# 10,000 gave sigma 0.71 for 1.00; the grid by <= 1.1e-7 at every size.
+_GH_MAX_FIXED = 50
+_GH_NODES = 41
+
+
+def _quadrature(n_quad, n_fixed: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Standard-normal nodes, log weights and a label of the rule used."""
+    from rederive.stats.irt_large import grid_quadrature
+
+    if n_quad is None and n_fixed > _GH_MAX_FIXED:
+        nodes, logw = grid_quadrature(n_fixed)
+        step = nodes[1] - nodes[0]
+        return nodes, logw, f"equally spaced grid, {nodes.size} nodes {step:.3f} SD apart"
+    k = _GH_NODES if n_quad is None else int(n_quad)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(k)
+    return nodes, np.log(weights / weights.sum()), f"Gauss-Hermite, {k} nodes"
+
+
 # Cell evaluations the fixed axis's standard errors may cost (SaliTrap 12 x 1,145:
 # 0.3 M; ChemBench 22 x 2,854: 2.9 M; 50 x 5,000: 25 M); beyond it they are NaN.
 _SE_BUDGET_CELLS = 5e7
 
 
-def _fit_rows_random(y, obs, n_quad, fix_sigma, tol):
-    nodes, weights = np.polynomial.hermite_e.hermegauss(n_quad)
-    logw = np.log(weights / weights.sum())
+def _fit_rows_random(y, obs, nodes, logw, fix_sigma, tol, ftol=None):
     y1 = np.where(obs, y, 0.0)
     obs_f = obs.astype(float)
     # Start: logit of the column means, shrunk towards 0 so extreme columns stay finite.
@@ -138,7 +168,10 @@ def _fit_rows_random(y, obs, n_quad, fix_sigma, tol):
         f, g, _ = _marginal(x, y1, obs_f, nodes, logw, fix_sigma)
         return f, g
 
-    res = minimize(fun, x0, jac=True, method="L-BFGS-B", options={"gtol": tol, "maxiter": 2000})
+    options = {"gtol": tol, "maxiter": 2000}
+    if ftol is not None:  # tests only: the default keeps the bundled fits unchanged
+        options["ftol"] = ftol
+    res = minimize(fun, x0, jac=True, method="L-BFGS-B", options=options)
     n_cols = obs.shape[1]
     c = res.x[:n_cols]
     sigma = float(fix_sigma if fix_sigma is not None else np.exp(res.x[n_cols]))
@@ -150,6 +183,46 @@ def _fit_rows_random(y, obs, n_quad, fix_sigma, tol):
     # cell: at 200 models x 20,000 items that was 400 evaluations, ~110 s, for SEs
     # used only as the start of py-irt's variational scales.
     cost = 2 * (n_cols + 1) * obs.size
+    se = _standard_errors(res.x, fun) if cost <= _SE_BUDGET_CELLS else np.full(n_cols, np.nan)
+    return c, sigma, eap, psd, se[:n_cols], -float(res.fun), int(res.nit)
+
+
+def _fit_rows_random_large(y, nodes, logw, fix_sigma, tol, ftol=0.0):
+    """:func:`_fit_rows_random` from sufficient statistics (rederive.stats.irt_large).
+
+    ``ftol``: L-BFGS-B's relative-reduction stop. Its default (2.2e-9) is an
+    absolute change of ~0.2 on the 1e8 log-likelihood of 150 M cells, which
+    stopped a 1,000 x 10,000 fit after 12 iterations with abilities 1e-3 from the
+    optimum; each evaluation costs K x (cols + distinct totals) here, so the fit
+    runs to the gradient tolerance (or the line search's floor).
+    """
+    from rederive.stats.irt_large import MarginalData, marginal, row_posterior
+
+    data = MarginalData.from_matrix(y)
+    n_cols = y.shape[1]
+    k, n = data.col_total, y.shape[0] - (0 if data.complete else np.isnan(y).sum(axis=0))
+    c0 = -np.log((k + 0.5) / (n - k + 0.5))
+    x0 = c0 if fix_sigma is not None else np.append(c0, 0.0)
+
+    def fun(x):
+        f, g, _ = marginal(x, data, nodes, logw, fix_sigma)
+        return f, g
+
+    res = minimize(
+        fun,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": tol, "ftol": ftol, "maxiter": 2000},
+    )
+    c = res.x[:n_cols]
+    sigma = float(fix_sigma if fix_sigma is not None else np.exp(res.x[n_cols]))
+    _, _, post = marginal(res.x, data, nodes, logw, fix_sigma)
+    u = sigma * nodes
+    eap_g = post @ u
+    psd_g = np.sqrt(np.maximum(post @ u**2 - eap_g**2, 0.0))
+    eap, psd = row_posterior(data, eap_g[:, None])[:, 0], row_posterior(data, psd_g[:, None])[:, 0]
+    cost = 2 * (n_cols + 1) * y.size
     se = _standard_errors(res.x, fun) if cost <= _SE_BUDGET_CELLS else np.full(n_cols, np.nan)
     return c, sigma, eap, psd, se[:n_cols], -float(res.fun), int(res.nit)
 
@@ -174,8 +247,9 @@ def rasch_mml(
     *,
     random: str = "auto",
     sigma: float | None = None,
-    n_quad: int = 41,
+    n_quad: int | None = None,
     tol: float = 1e-8,
+    large: bool | None = None,
 ) -> RaschMml:
     """Rasch model by marginal maximum likelihood with Gauss-Hermite quadrature.
 
@@ -189,10 +263,18 @@ def rasch_mml(
     sigma : float, optional
         Fix the SD of the integrated axis (ltm's ``constraint = cbind(p + 1, 1)``
         is ``sigma=1`` with ``random="models"``); estimated by default.
-    n_quad : int, default 41
+    n_quad : int, optional
         Gauss-Hermite nodes (ltm's default is 21; 41 changes LSAT-6 by < 1e-4).
+        Default: 41 while the fixed axis has at most ``_GH_MAX_FIXED`` (50)
+        units, else an equally spaced grid of spacing ``2 / sqrt(units)`` SD
+        (:func:`rederive.stats.irt_large.grid_quadrature`): the integrated units'
+        posteriors narrow as the fixed axis grows, and fixed nodes miss them.
     tol : float, default 1e-8
         Gradient tolerance of the L-BFGS-B optimiser.
+    large : bool, optional
+        Evaluate the likelihood from sufficient statistics
+        (:mod:`rederive.stats.irt_large`, no ``cells x nodes`` arrays). Default:
+        from ``_LARGE_FROM_CELLS`` (1 M) cells on.
 
     Returns
     -------
@@ -212,20 +294,26 @@ def rasch_mml(
         raise ValueError(f"random must be one of {_RANDOM}, got {random!r}")
     if sigma is not None and not (np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be positive, got {sigma!r}")
-    if not isinstance(n_quad, int | np.integer) or n_quad < 5:
+    if n_quad is not None and (not isinstance(n_quad, int | np.integer) or n_quad < 5):
         raise ValueError(f"n_quad must be an integer >= 5, got {n_quad!r}")
     y = _binary_matrix(responses)
-    obs = ~np.isnan(y)
     if random == "auto":
         random = "items" if y.shape[1] > y.shape[0] else "models"
+    large = y.size >= _LARGE_FROM_CELLS if large is None else bool(large)
+    # Rows of the fitted problem are the integrated units.
+    rows = y if random == "models" else y.T
+    nodes, logw, rule = _quadrature(n_quad, rows.shape[1])
+    if large:
+        fitted = _fit_rows_random_large(rows, nodes, logw, sigma, tol)
+    else:
+        fitted = _fit_rows_random(rows, ~np.isnan(rows), nodes, logw, sigma, tol)
+    c, s, eap, psd, se, ll, nit = fitted
     if random == "models":
-        c, s, eap, psd, se, ll, nit = _fit_rows_random(y, obs, n_quad, sigma, tol)
         ability, ability_sd = eap, psd
         difficulty, difficulty_sd = c, se
     else:
-        # Transpose and flip signs: items become rows with latent -b, models become
+        # Transposed with signs flipped: items are rows with latent -b, models
         # columns with location -theta, so logistic(u - c) = logistic(theta - b).
-        c, s, eap, psd, se, ll, nit = _fit_rows_random(y.T, obs.T, n_quad, sigma, tol)
         ability, ability_sd = -c, se
         difficulty, difficulty_sd = -eap, psd
     shift = difficulty.mean()
@@ -239,6 +327,9 @@ def rasch_mml(
         log_lik=ll,
         n_iter=nit,
         shift=float(shift),
+        nodes=nodes,
+        log_weights=logw,
+        quadrature=rule,
     )
 
 
@@ -329,6 +420,7 @@ def bootstrap_mml_ability(
     level: float = 0.95,
     clusters=None,
     n_quad: int = 41,
+    large: bool | None = None,
 ) -> MmlAbilityBootstrap:
     """Item (or item-cluster) bootstrap of the marginal-ML abilities.
 
@@ -375,26 +467,16 @@ def bootstrap_mml_ability(
     if not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
     y = _binary_matrix(responses)
-    obs = ~np.isnan(y)
+    n_items = y.shape[1]
+    if fit.nodes is not None:
+        nodes, logw = fit.nodes, fit.log_weights
+    else:
+        nodes, weights = np.polynomial.hermite_e.hermegauss(n_quad)
+        logw = np.log(weights / weights.sum())
+    theta = fit.ability.reindex(responses.index).to_numpy(dtype=float) + fit.shift
     # The fit's own (transposed) problem: rows = items, columns = models with
     # location c = -theta, before the centring.
-    yt, obst = y.T, obs.T.astype(float)
-    y1 = np.where(obst > 0, yt, 0.0)
-    nodes, weights = np.polynomial.hermite_e.hermegauss(n_quad)
-    logw = np.log(weights / weights.sum())
-    theta = fit.ability.reindex(responses.index).to_numpy(dtype=float) + fit.shift
     x = np.append(-theta, np.log(fit.sigma))
-    scores = _row_scores(x, y1, obst, nodes, logw)
-    n_items = y.shape[1]
-    if 2 * x.size * obs.size <= _SE_BUDGET_CELLS:
-
-        def fun(z):
-            f, g, _ = _marginal(z, y1, obst, nodes, logw, None)
-            return f, g
-
-        hess, kind = _hessian(x, fun), "observed"
-    else:
-        hess, kind = scores.T @ scores, "outer product"
     if clusters is None:
         unit_of_item, n_units = np.arange(n_items), n_items
     else:
@@ -403,18 +485,39 @@ def bootstrap_mml_ability(
             raise ValueError(f"clusters must have one label per item ({n_items})")
         _, unit_of_item = np.unique(clusters, return_inverse=True)
         n_units = int(unit_of_item.max()) + 1
-    unit_scores = np.zeros((n_units, x.size))
-    np.add.at(unit_scores, unit_of_item, scores)
-    w = resample_weights(n_units, int(n_boot), rng_for(seed, "bootstrap_ability"))
+    rng = rng_for(seed, "bootstrap_ability")
+    large = y.size >= _LARGE_FROM_CELLS if large is None else bool(large)
+    if large:
+        from rederive.stats.irt_large import bootstrap_sums
+
+        moves, hess, kind = bootstrap_sums(y.T, x, nodes, logw, unit_of_item, n_units, n_boot, rng)
+    else:
+        obs = ~np.isnan(y)
+        yt, obst = y.T, obs.T.astype(float)
+        y1 = np.where(obst > 0, yt, 0.0)
+        scores = _row_scores(x, y1, obst, nodes, logw)
+        if 2 * x.size * obs.size <= _SE_BUDGET_CELLS:
+
+            def fun(z):
+                f, g, _ = _marginal(z, y1, obst, nodes, logw, None)
+                return f, g
+
+            hess, kind = _hessian(x, fun), "observed"
+        else:
+            hess, kind = scores.T @ scores, "outer product"
+        unit_scores = np.zeros((n_units, x.size))
+        np.add.at(unit_scores, unit_of_item, scores)
+        w = resample_weights(n_units, int(n_boot), rng)
+        moves = (w - 1.0) @ unit_scores
     note = ""
     # An item that some models pass and others fail is what separates abilities
     # from the item spread; without one, sigma runs to infinity.
-    passed, answered = np.nansum(y, axis=0), obs.sum(axis=0)
+    passed, answered = np.nansum(y, axis=0), (~np.isnan(y)).sum(axis=0)
     mixed = int(((passed > 0) & (passed < answered)).sum())
     try:
-        if mixed <= 0 or not np.isfinite(hess).all() or np.linalg.cond(hess) > 1e12:
+        if mixed <= 0 or not np.isfinite(hess).all() or _condition(hess) > 1e12:
             raise np.linalg.LinAlgError("singular information matrix")
-        step = np.linalg.solve(hess, ((w - 1.0) @ unit_scores).T).T  # (n_boot, p)
+        step = np.linalg.solve(hess, moves.T).T  # (n_boot, p)
     except np.linalg.LinAlgError:
         # E.g. every model answers every item alike: the item spread runs to
         # infinity and the information matrix has no inverse.
@@ -439,7 +542,7 @@ def bootstrap_mml_ability(
             "ci_low": lo,
             "ci_high": hi,
             "se_model": se_model,
-            "n_items": obs.sum(axis=1),
+            "n_items": (~np.isnan(y)).sum(axis=1),
         },
         index=responses.index,
     )
@@ -452,6 +555,27 @@ def bootstrap_mml_ability(
         hessian=kind,
         note=note,
     )
+
+
+# Up to this many parameters the condition number is the exact 2-norm one
+# (an SVD, O(p^3) with a large constant: ~1 min at 5,001); beyond, LAPACK's
+# 1-norm estimate from a Cholesky factor (within a factor p of it).
+_EXACT_COND_MAX = 1000
+
+
+def _condition(hess: np.ndarray) -> float:
+    """Condition number of the information matrix (inf when not positive definite)."""
+    if hess.shape[0] <= _EXACT_COND_MAX:
+        return float(np.linalg.cond(hess))
+    from scipy.linalg import LinAlgError, cho_factor
+    from scipy.linalg.lapack import dpocon
+
+    try:
+        factor, _ = cho_factor(hess, lower=False)
+    except LinAlgError:
+        return np.inf
+    rcond, info = dpocon(factor, np.abs(hess).sum(axis=0).max())
+    return np.inf if info != 0 or rcond <= 0 else 1.0 / rcond
 
 
 def _hessian(x, fun, h=1e-5):

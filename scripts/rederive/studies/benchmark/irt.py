@@ -54,13 +54,22 @@ log = logging.getLogger(__name__)
 
 
 def dichotomise(matrix: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Models × items 0/1/NaN responses, and how many cells were not already 0/1."""
+    """Models × items 0/1/NaN responses, and how many cells were not already 0/1.
+
+    Done a block of items at a time, so the temporaries stay small beside the
+    two matrices (150 M cells: 1.2 GB each as float64).
+    """
     values = matrix.to_numpy(dtype=float)
-    present = ~np.isnan(values)
-    fractional = present & (values != 0.0) & (values != 1.0)
-    binary = np.where(present, (values >= 0.5).astype(float), np.nan)
+    binary = np.empty_like(values)
+    n_fractional = 0
+    step = max(1, 4_000_000 // max(values.shape[1], 1))
+    for lo in range(0, values.shape[0], step):
+        block = values[lo : lo + step]
+        present = ~np.isnan(block)
+        n_fractional += int((present & (block != 0.0) & (block != 1.0)).sum())
+        binary[lo : lo + step] = np.where(present, (block >= 0.5).astype(float), np.nan)
     responses = pd.DataFrame(binary.T, index=matrix.columns, columns=matrix.index)
-    return responses, int(fractional.sum())
+    return responses, n_fractional
 
 
 def not_fitted(responses: pd.DataFrame, items: pd.DataFrame, n_fractional: int, *, min_n: int):
@@ -117,19 +126,32 @@ def fit(
     min_n: int = 1,
     lr_decay: float = 0.99,
     tol: float = 0.01,
+    pyirt_max_cells: int | None = None,
 ):
     """Fit the 1PL and return (ability table, difficulty table, fit summary).
 
     Models with a perfect or zero score (no finite ML ability, ``ability_note``)
-    and small-n models (fewer than ``min_n`` items) get no rank.
+    and small-n models (fewer than ``min_n`` items) get no rank. Above
+    ``pyirt_max_cells`` (models x items) py-irt's SVI is not run: the
+    ``ability_pyirt`` columns are NaN, ``difficulty`` is the marginal-ML
+    posterior, and ``irt_fit.csv`` gets a ``note`` saying so.
     """
     responses, n_fractional = dichotomise(matrix)
     if min(responses.shape) < 2:
         return not_fitted(responses, items, n_fractional, min_n=min_n)
     start = time.perf_counter()
     result = fit_1pl(
-        responses, epochs=epochs, priors=priors, lr=lr, lr_decay=lr_decay, tol=tol, seed=seed
+        responses,
+        epochs=epochs,
+        priors=priors,
+        lr=lr,
+        lr_decay=lr_decay,
+        tol=tol,
+        seed=seed,
+        max_cells=pyirt_max_cells,
     )
+    if result.skipped:
+        log.warning("%s", result.skipped)
     # Wall time goes to the log and the Snakemake benchmark file, never into a CSV
     # (CSVs must be byte-identical between runs).
     log.info(
@@ -226,6 +248,8 @@ def fit(
             }
         ]
     )
+    if result.skipped:
+        summary["note"] = result.skipped
     return ability, difficulty, summary
 
 
@@ -245,6 +269,7 @@ def main(snakemake):
         level=p.ci_level,
         cluster_by=p.cluster_by,
         min_n=p.min_n,
+        pyirt_max_cells=p.pyirt_max_cells,
     )
     write_csv(ability, snakemake.output.ability, float_format="%.4f")
     write_csv(difficulty, snakemake.output.difficulty, float_format="%.4f")
