@@ -370,7 +370,7 @@ def item_analysis(
             answered_sub = ~np.isnan(y[keep]).all(axis=0) if not keep.all() else None
             if answered_sub is not None and not answered_sub.all():
                 sub = sub.loc[:, answered_sub]
-            theta[keep] = rasch_mml(sub).ability.reindex(sub.index).to_numpy()
+            theta[keep] = rasch_mml(sub, random="items").ability.reindex(sub.index).to_numpy()
     else:
         theta = ability.reindex(responses.index).to_numpy(dtype=float)
         theta = np.where(extreme_model | ~np.isfinite(theta), np.nan, theta)
