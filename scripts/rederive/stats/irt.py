@@ -308,6 +308,7 @@ def fit_1pl(
     warm_start: pd.DataFrame | None = None,
     warm_lr_scale: float = 0.25,
     max_cells: int | None = None,
+    mml_random: str = "auto",
 ) -> IrtFit:
     """Fit a 1PL (Rasch) model with py-irt, started at the marginal-ML estimate.
 
@@ -350,6 +351,16 @@ def fit_1pl(
         With a warm start the learning rate starts at ``lr * warm_lr_scale``: the
         start is already near the optimum, and the SVI noise (which the stopping
         rule measures) is proportional to the step size, so the rule is met sooner.
+    max_cells : int, optional
+        Above this many cells (models x items) py-irt's SVI is not run (see
+        :attr:`IrtFit.skipped`).
+    mml_random : {"auto", "items", "models"}, default "auto"
+        The axis the marginal-ML start integrates (:func:`rasch_mml`). The model
+        rankings pass ``"items"`` (glmer's ``correct ~ 0 + model + (1|item)``)
+        whatever the shape, so a leaderboard with more models than items
+        (tinyBenchmarks: 395 x 100) keeps the same ability and its bootstrap;
+        ``"auto"`` integrates the axis with more units, the psychometric
+        convention (examinees random) for LSAT-6-shaped data.
 
     Returns
     -------
@@ -408,11 +419,7 @@ def fit_1pl(
     y = _binary_matrix(responses)
     n_models, n_items = y.shape
 
-    # The ranked ability is glmer's (correct ~ 0 + model + (1|item)) whatever the
-    # shape: a leaderboard with more models than items (tinyBenchmarks: 395 x 100)
-    # must not switch to integrating the models, whose abilities would then be
-    # posterior means and have no bootstrap.
-    mml = rasch_mml(responses, random="items")
+    mml = rasch_mml(responses, random=mml_random)
     if max_cells is not None and y.size > max_cells:
         return _without_svi(
             y, responses, mml, max_cells, epochs, priors, lr, lr_decay, tol, int(seed)

@@ -149,6 +149,7 @@ def fit(
         tol=tol,
         seed=seed,
         max_cells=pyirt_max_cells,
+        mml_random="items",
     )
     if result.skipped:
         log.warning("%s", result.skipped)

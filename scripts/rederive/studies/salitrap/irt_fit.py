@@ -403,6 +403,7 @@ def _fit(responses: pd.DataFrame, p):
         tol=p.tol,
         seed=p.seed,
         warm_start=warm,
+        mml_random="items",
     )
     if warm_path:
         # A cache beside the outputs, not an output: Snakemake deletes outputs before
