@@ -13,10 +13,9 @@ Writes ``noise.csv``.
 
 import pandas as pd
 
-from rederive.io.warehouse import read_only
 from rederive.runner import run
 from rederive.stats.noise import noise_table
-from rederive.studies.benchmark.common import write_csv
+from rederive.studies.benchmark.common import load_epochs, write_csv
 
 
 def epochs_used(responses: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
@@ -31,10 +30,9 @@ def epochs_used(responses: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(snakemake):
-    with read_only(snakemake.input.db) as con:
-        responses = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
-        scores = con.execute("SELECT model, item_key FROM scores").df()
-    table = noise_table(epochs_used(responses, scores))
+    # The rows epochs_used keeps, selected on integer codes (load_epochs).
+    used = load_epochs(snakemake.input.db, scored_only=True).frame(item_column="item")
+    table = noise_table(used)
     write_csv(table, snakemake.output.noise, float_format="%.6g")
 
 
