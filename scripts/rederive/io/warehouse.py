@@ -45,6 +45,10 @@ def write_frames(con, tables: dict[str, pd.DataFrame]) -> None:
         con.unregister("_frame")
 
 
+#: DuckDB memory limit of a warehouse build (its process stays near it).
+BUILD_MEMORY_LIMIT = "4GB"
+
+
 @contextmanager
 def building(db_path: str | Path):
     """A connection to a fresh warehouse file, renamed into place when the block succeeds.
@@ -58,6 +62,9 @@ def building(db_path: str | Path):
         stale.unlink(missing_ok=True)
     con = duckdb.connect(str(tmp))
     try:
+        # DuckDB's default (80 % of RAM) let one 150 M-row build take 16 GB; under
+        # a limit its joins, aggregates and sorts spill to <file>.tmp/ instead.
+        con.execute(f"SET memory_limit = '{BUILD_MEMORY_LIMIT}'")
         yield con
         con.execute("CHECKPOINT")
     except BaseException:
