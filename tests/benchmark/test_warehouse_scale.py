@@ -8,17 +8,20 @@ from rederive.io import warehouse
 from rederive.studies.benchmark import warehouse as wh
 
 
-def test_answered_matrix_is_the_crosstab():
+def test_answered_from_cells_is_the_crosstab():
     rng = np.random.default_rng(1)
-    scores = pd.DataFrame(
-        {
-            "item_key": pd.array([f"t:{i}" for i in rng.integers(0, 30, 300)], dtype="string"),
-            "model": pd.array([f"m{i}" for i in rng.integers(0, 7, 300)], dtype="string"),
-        }
+    cells = pd.DataFrame(
+        {"ki": rng.integers(0, 30, 300), "mi": rng.integers(0, 7, 300)}, dtype="int32"
     ).drop_duplicates()
-    expected = pd.crosstab(scores["item_key"], scores["model"]).astype(bool)
-    expected = expected.reindex(columns=sorted(scores["model"].unique()), fill_value=False)
-    pd.testing.assert_frame_equal(wh.answered_matrix(scores), expected)
+    con = duckdb.connect()
+    con.register("_frame", cells)
+    con.execute("CREATE TEMP TABLE _cells AS SELECT * FROM _frame")
+    models = [f"m{i}" for i in range(7)]
+    expected = pd.crosstab(cells["ki"], cells["mi"]).astype(bool)
+    expected = expected.reindex(index=range(30), columns=range(7), fill_value=False)
+    answered = wh.answered_from_cells(con, 30, models)
+    assert list(answered.columns) == models
+    np.testing.assert_array_equal(answered.to_numpy(), expected.to_numpy())
 
 
 def test_responses_from_parquet_equal_the_pandas_table(tmp_path):

@@ -94,13 +94,23 @@ def test_bom_at_the_start_of_a_long_csv_is_dropped(tmp_path):
 
 
 def test_mixed_integer_and_text_item_ids_sort_numbers_first(tmp_path):
-    from rederive.studies.benchmark.warehouse import item_table
+    from rederive.studies.benchmark.warehouse import build_tables
 
     ids = [f"q{i}" for i in range(10)] + [str(i) for i in range(10, -1, -1)]
     responses = pd.DataFrame(
-        {"task": "t", "item_id": pd.array(ids, dtype="string"), "category": pd.NA}
+        {
+            "run": "r",
+            "format": "test",
+            "model": "m",
+            "task": "t",
+            "item_id": pd.array(ids, dtype="string"),
+            "category": pd.NA,
+            "correct": 1.0,
+            "epoch": 0,
+            "source_file": "runs/r.csv",
+        }
     )
-    items = item_table(responses, None)
+    items = build_tables(responses, None, "require_equal")["items"]
     assert items["item_id"].tolist() == [str(i) for i in range(11)] + [f"q{i}" for i in range(10)]
 
 

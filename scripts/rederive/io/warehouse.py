@@ -31,18 +31,41 @@ def build(
     first, e.g. straight from the per-run Parquet files, so their rows never
     become Python objects.
     """
+    with building(db_path) as con:
+        for name, (sql, params) in (sql_tables or {}).items():
+            con.execute(f'CREATE TABLE "{name}" AS {sql}', params)
+        write_frames(con, tables)
+
+
+def write_frames(con, tables: dict[str, pd.DataFrame]) -> None:
+    """Create one table per DataFrame (name → frame) on ``con``."""
+    for name, frame in tables.items():
+        con.register("_frame", frame)
+        con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM _frame')
+        con.unregister("_frame")
+
+
+#: DuckDB memory limit of a warehouse build (its process stays near it).
+BUILD_MEMORY_LIMIT = "4GB"
+
+
+@contextmanager
+def building(db_path: str | Path):
+    """A connection to a fresh warehouse file, renamed into place when the block succeeds.
+
+    The block writes its tables on the connection (SQL or frames); on any error
+    the partial file is removed and the error propagates.
+    """
     db_path = Path(db_path)
     tmp = db_path.with_name(db_path.name + ".tmp")
     for stale in (tmp, Path(str(tmp) + ".wal")):
         stale.unlink(missing_ok=True)
     con = duckdb.connect(str(tmp))
     try:
-        for name, (sql, params) in (sql_tables or {}).items():
-            con.execute(f'CREATE TABLE "{name}" AS {sql}', params)
-        for name, frame in tables.items():
-            con.register("_frame", frame)
-            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM _frame')
-            con.unregister("_frame")
+        # DuckDB's default (80 % of RAM) let one 150 M-row build take 16 GB; under
+        # a limit its joins, aggregates and sorts spill to <file>.tmp/ instead.
+        con.execute(f"SET memory_limit = '{BUILD_MEMORY_LIMIT}'")
+        yield con
         con.execute("CHECKPOINT")
     except BaseException:
         con.close()

@@ -3,6 +3,7 @@ the warehouse, deterministic CSV writing, the data note used in captions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -16,19 +17,158 @@ from rederive.stats.shared_items import from_frame
 REAL_NOTE = "Real data: ChemBench per-item results (irt-on-bench, MIT licence)"
 
 
+# Rows per fetched batch of codes and values.
+_BATCH_ROWS = 1 << 20
+
+
+def _code_tables(con, models: list[str], keys) -> None:
+    """Register ``_model_codes`` (model, c) and ``_item_codes`` (item_key, c) on ``con``."""
+    con.register(
+        "_model_codes", pd.DataFrame({"model": models, "c": np.arange(len(models), dtype="int32")})
+    )
+    con.register(
+        "_item_codes",
+        pd.DataFrame({"item_key": list(keys), "c": np.arange(len(keys), dtype="int32")}),
+    )
+
+
 def load_scores(db_path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Items × models matrix of per-item scores (epoch means in [0, 1]) and the item table.
 
     Rows follow the warehouse item order, columns are models sorted by name; a
     cell is NaN only when the model has no score for the item (possible only with
     ``item_sets: intersection`` disabled, which the warehouse refuses).
+
+    The matrix (float64) is filled from integer codes joined in DuckDB and
+    fetched in batches: no long frame of (model, item_key) strings is built
+    (150 M of them at 5,000 × 30,000); the matrix itself is the largest object
+    (1.2 GB there).
     """
     with read_only(db_path) as con:
-        scores = con.execute("SELECT model, item_key, score FROM scores").df()
         items = con.execute("SELECT * FROM items").df()
-    matrix = scores.pivot(index="item_key", columns="model", values="score")
-    matrix = matrix.reindex(index=items["item_key"], columns=sorted(matrix.columns))
+        models = sorted(m for (m,) in con.execute("SELECT DISTINCT model FROM scores").fetchall())
+        _code_tables(con, models, items["item_key"])
+        values = np.full((len(items), len(models)), np.nan)
+        reader = con.sql(
+            "SELECT i.c, m.c, s.score FROM scores s "
+            "JOIN _item_codes i ON s.item_key = i.item_key JOIN _model_codes m ON s.model = m.model"
+        ).to_arrow_reader(_BATCH_ROWS)
+        for batch in reader:
+            rows, columns, score = (
+                batch.column(k).to_numpy(zero_copy_only=False) for k in range(3)
+            )
+            values[rows, columns] = score
+    matrix = pd.DataFrame(
+        values,
+        index=pd.Index(items["item_key"], name="item_key"),
+        columns=pd.Index(models, dtype=object, name="model"),
+    )
     return matrix, items
+
+
+@dataclass(frozen=True)
+class Epochs:
+    """The warehouse's graded epochs as integer codes (one entry per ``responses`` row).
+
+    Attributes
+    ----------
+    models : ndarray of str
+        Model names, sorted; ``model`` indexes it.
+    items : ndarray of str
+        Item keys: the ``items`` table's order, then any other item of
+        ``responses`` (dropped by ``item_sets``) sorted; ``item`` indexes it.
+    model, item : ndarray of int32
+        Codes per row, in the rows' run order.
+    epoch : ndarray
+        int64 (float64 with NaN when some epoch is missing).
+    correct : ndarray of float64
+    """
+
+    models: np.ndarray
+    items: np.ndarray
+    model: np.ndarray
+    item: np.ndarray
+    epoch: np.ndarray
+    correct: np.ndarray
+
+    def frame(self, item_column: str = "item_key") -> pd.DataFrame:
+        """The long frame (model, item, epoch, correct) the statistics take.
+
+        Equal names are one shared string object (8 bytes a row), as read
+        from the warehouse with ``SELECT model, item_key, epoch, correct``.
+        """
+        return pd.DataFrame(
+            {
+                "model": self.models[self.model],
+                item_column: self.items[self.item],
+                "epoch": self.epoch,
+                "correct": self.correct,
+            }
+        )
+
+
+def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
+    """Every graded epoch of ``responses`` as integer codes, in run order.
+
+    Codes come from DuckDB joins against the (small) model and item lists and
+    are scattered into numpy arrays at the row's position, fetched in batches:
+    four numbers a row (24 bytes), no Python object per row.
+
+    Parameters
+    ----------
+    scored_only : bool
+        Keep only the rows of (model, item) pairs of the ``scores`` table (the
+        epochs behind the statistics: no dropped item, no model left out).
+    """
+    with read_only(db_path) as con:
+        keys = [k for (k,) in con.execute("SELECT item_key FROM items").fetchall()]
+        known = set(keys)
+        extra = sorted(
+            k
+            for (k,) in con.execute("SELECT DISTINCT item_key FROM responses").fetchall()
+            if k not in known
+        )
+        keys += extra
+        models = sorted(
+            m for (m,) in con.execute("SELECT DISTINCT model FROM responses").fetchall()
+        )
+        n, n_epoch = con.execute("SELECT count(*), count(epoch) FROM responses").fetchall()[0]
+        _code_tables(con, models, keys)
+        # -1 marks a row without a model or item (skipped, as pandas' groupby would).
+        model = np.full(n, -1, dtype="int32")
+        item = np.empty(n, dtype="int32")
+        epoch = np.empty(n, dtype="int64" if n_epoch == n else "float64")
+        correct = np.empty(n, dtype="float64")
+        reader = con.sql(
+            "SELECT r.rowid, m.c, i.c, r.epoch, r.correct FROM responses r "
+            "JOIN _model_codes m ON r.model = m.model JOIN _item_codes i ON r.item_key = i.item_key"
+        ).to_arrow_reader(_BATCH_ROWS)
+        for batch in reader:
+            at = batch.column(0).to_numpy()
+            model[at] = batch.column(1).to_numpy()
+            item[at] = batch.column(2).to_numpy()
+            epoch[at] = batch.column(3).to_numpy(zero_copy_only=False)
+            correct[at] = batch.column(4).to_numpy(zero_copy_only=False)
+        keep = model >= 0
+        if scored_only:
+            scored = np.zeros((len(keys), len(models)), dtype=bool)
+            reader = con.sql(
+                "SELECT i.c, m.c FROM scores s JOIN _item_codes i ON s.item_key = i.item_key "
+                "JOIN _model_codes m ON s.model = m.model"
+            ).to_arrow_reader(_BATCH_ROWS)
+            for batch in reader:
+                scored[batch.column(0).to_numpy(), batch.column(1).to_numpy()] = True
+            keep &= scored[item, np.maximum(model, 0)]
+    if not keep.all():
+        model, item, epoch, correct = model[keep], item[keep], epoch[keep], correct[keep]
+    return Epochs(
+        models=np.asarray(models, dtype=object),
+        items=np.asarray(keys, dtype=object),
+        model=model,
+        item=item,
+        epoch=epoch,
+        correct=correct,
+    )
 
 
 def left_out_note(db_path: str | Path) -> str:

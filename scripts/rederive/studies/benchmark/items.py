@@ -12,11 +12,10 @@ ones, most suspect first) and ``suspect_items.md`` (the first ``n_listed``).
 
 import pandas as pd
 
-from rederive.io.warehouse import read_only
 from rederive.report.items import with_items, write_item_tables
 from rederive.runner import run
 from rederive.stats.items import ItemThresholds, epoch_flips, item_analysis, suspect_items
-from rederive.studies.benchmark.common import load_scores
+from rederive.studies.benchmark.common import load_epochs, load_scores
 from rederive.studies.benchmark.irt import dichotomise
 
 ITEM_COLUMNS = ["item_key", "task", "item_id", "category"]
@@ -39,8 +38,7 @@ def analyse(
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
-    with read_only(snakemake.input.db) as con:
-        long = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
+    long = load_epochs(snakemake.input.db).frame()
     every, suspects = analyse(matrix, items, long, p.settings)
     write_item_tables(
         every,

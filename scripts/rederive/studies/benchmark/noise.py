@@ -15,10 +15,9 @@ Writes ``noise.csv``.
 import pandas as pd
 
 from rederive.io.names import read_csv
-from rederive.io.warehouse import read_only
 from rederive.runner import run
 from rederive.stats.noise import noise_table
-from rederive.studies.benchmark.common import write_csv
+from rederive.studies.benchmark.common import load_epochs, write_csv
 
 
 def epochs_used(responses: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
@@ -45,11 +44,10 @@ def family_pairs(pairwise: pd.DataFrame) -> list[tuple[str, str]] | None:
 
 
 def main(snakemake):
-    with read_only(snakemake.input.db) as con:
-        responses = con.execute("SELECT model, item_key, epoch, correct FROM responses").df()
-        scores = con.execute("SELECT model, item_key FROM scores").df()
+    # The rows epochs_used keeps, selected on integer codes (load_epochs).
+    used = load_epochs(snakemake.input.db, scored_only=True).frame(item_column="item")
     pairs = family_pairs(read_csv(snakemake.input.pairwise))
-    table = noise_table(epochs_used(responses, scores), pairs)
+    table = noise_table(used, pairs)
     write_csv(table, snakemake.output.noise, float_format="%.6g")
 
 
