@@ -14,19 +14,41 @@ import pandas as pd
 
 from rederive.report.items import with_items, write_item_tables
 from rederive.runner import run
-from rederive.stats.items import ItemThresholds, epoch_flips, item_analysis, suspect_items
-from rederive.studies.benchmark.common import load_epochs, load_scores
+from rederive.stats.items import (
+    ItemThresholds,
+    epoch_flips_from_codes,
+    item_analysis,
+    suspect_items,
+)
+from rederive.studies.benchmark.common import Epochs, load_epochs, load_scores
 from rederive.studies.benchmark.irt import dichotomise
 
 ITEM_COLUMNS = ["item_key", "task", "item_id", "category"]
 
 
+def flips_of(epochs: Epochs) -> pd.DataFrame:
+    """Per item, the models run in several epochs and those that flipped, from codes.
+
+    The same counts as :func:`rederive.stats.items.epoch_flips` of the long frame
+    (a missing score counts as not passed; a row without a model is left out, as
+    groupby leaves out a missing key), without a Python object per epoch: at
+    150 M epochs the long frame alone would take ~5 GB.
+    """
+    keep = epochs.model >= 0
+    return epoch_flips_from_codes(
+        epochs.item[keep],
+        epochs.model[keep],
+        epochs.correct[keep] >= 0.5,
+        pd.Index(epochs.items),
+        len(epochs.models),
+    )
+
+
 def analyse(
-    matrix: pd.DataFrame, items: pd.DataFrame, long: pd.DataFrame, settings: dict
+    matrix: pd.DataFrame, items: pd.DataFrame, flips: pd.DataFrame, settings: dict
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(every item, the suspect items), each with the item's task, id and category."""
     responses, _ = dichotomise(matrix)
-    flips = epoch_flips(long.rename(columns={"item_key": "item"}))
     stats = item_analysis(responses, flips=flips, thresholds=ItemThresholds.from_config(settings))
     columns = [c for c in ITEM_COLUMNS if c in items.columns]
     return (
@@ -38,8 +60,8 @@ def analyse(
 def main(snakemake):
     p = snakemake.params
     matrix, items = load_scores(snakemake.input.db)
-    long = load_epochs(snakemake.input.db).frame()
-    every, suspects = analyse(matrix, items, long, p.settings)
+    flips = flips_of(load_epochs(snakemake.input.db))
+    every, suspects = analyse(matrix, items, flips, p.settings)
     write_item_tables(
         every,
         suspects,
