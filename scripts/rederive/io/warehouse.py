@@ -80,8 +80,13 @@ def building(db_path: str | Path):
 
 @contextmanager
 def read_only(db_path: str | Path):
-    """Read-only connection to a study warehouse."""
-    con = duckdb.connect(str(db_path), read_only=True)
+    """Read-only connection to a study warehouse, under the build's memory limit.
+
+    Without a limit DuckDB may take 80 % of RAM for one aggregate over a
+    150 M-row ``responses`` table (the published check took 12 GB), while the
+    workflow runs other jobs beside it; under the limit it spills instead.
+    """
+    con = duckdb.connect(str(db_path), read_only=True, config={"memory_limit": BUILD_MEMORY_LIMIT})
     try:
         yield con
     finally:

@@ -280,6 +280,81 @@ def item_matrices(summary: pd.DataFrame) -> ItemMatrices:
     return ItemMatrices([str(m) for m in models], mean, var, epochs, has)
 
 
+def item_matrices_from_codes(
+    model: np.ndarray,
+    item: np.ndarray,
+    correct: np.ndarray,
+    models: list[str],
+    items: np.ndarray,
+    *,
+    block_models: int | None = None,
+) -> ItemMatrices:
+    """:func:`item_matrices` of :func:`item_summary` from integer-coded epochs.
+
+    Parameters
+    ----------
+    model, item : numpy.ndarray
+        Per graded epoch, the position in ``models`` (sorted names) and in
+        ``items``; rows with a negative model code are left out (a missing key,
+        as in the grouped frame).
+    correct : numpy.ndarray
+        The epoch's score.
+    models : list of str
+        Model names, sorted.
+    items : numpy.ndarray
+        Item labels of the codes, in any order: the matrices' columns are the
+        labels in sorted order, as :func:`item_matrices` gives them.
+    block_models : int, optional
+        Models summed per pass (default: as many as keep a pass near 16 M cells).
+
+    Notes
+    -----
+    Counts and sums by ``np.bincount``, the variance in two passes (the mean
+    first, then the squared deviations): the grouped pandas frame of 150 M
+    epochs would take ~10 GB, these arrays one float64 matrix each. Means and
+    variances equal :func:`item_summary`'s to rounding (tested to 1e-12); the
+    workflow uses this path only above ``LONG_FRAME_ROWS`` epochs, so smaller
+    tables are the grouped frame's byte for byte.
+    """
+    n_models, n_items = len(models), len(items)
+    order = np.argsort(np.asarray(items, dtype=str), kind="stable")
+    column = np.empty(n_items, dtype=np.int64)
+    column[order] = np.arange(n_items)  # item code -> sorted column
+    shape = (n_models, n_items)
+    mean = np.full(shape, np.nan)
+    var = np.full(shape, np.nan)
+    epochs = np.zeros(shape, dtype=np.int64)
+    step = block_models or max(1, (1 << 24) // max(n_items, 1))
+    for lo in range(0, n_models, step):
+        hi = min(n_models, lo + step)
+        rows = np.flatnonzero((model >= lo) & (model < hi))
+        if not len(rows):
+            continue
+        cell = (model[rows].astype(np.int64) - lo) * n_items + column[item[rows]]
+        score = np.asarray(correct[rows], dtype=float)
+        size = (hi - lo) * n_items
+        count = np.bincount(cell, minlength=size)
+        block_mean = np.bincount(cell, weights=score, minlength=size)
+        seen = count > 0
+        block_mean = np.divide(block_mean, count, out=np.full(size, np.nan), where=seen)
+        deviation = score - block_mean[cell]
+        squares = np.bincount(cell, weights=deviation * deviation, minlength=size)
+        block_var = np.divide(squares, count - 1, out=np.full(size, np.nan), where=count >= 2)
+        mean[lo:hi] = block_mean.reshape(hi - lo, n_items)
+        var[lo:hi] = block_var.reshape(hi - lo, n_items)
+        epochs[lo:hi] = count.reshape(hi - lo, n_items)
+    has = epochs > 0
+    # Only the models and items with an epoch, as the grouped frame has them.
+    rows_kept, columns_kept = has.any(axis=1), has.any(axis=0)
+    if not (rows_kept.all() and columns_kept.all()):
+        pick = np.ix_(rows_kept, columns_kept)
+        mean, var, epochs, has = mean[pick], var[pick], epochs[pick], has[pick]
+        models = [m for m, kept in zip(models, rows_kept, strict=True) if kept]
+    for j in range(len(models)):
+        var[j, has[j]] = _impute_within(var[j, has[j]])
+    return ItemMatrices([str(m) for m in models], mean, var, epochs, has)
+
+
 def _as_matrices(summary) -> ItemMatrices:
     return summary if isinstance(summary, ItemMatrices) else item_matrices(summary)
 
@@ -363,7 +438,13 @@ def noise_table(long: pd.DataFrame, pairs: list[tuple[str, str]] | None = None) 
         :data:`COLUMNS`: the model rows (``level`` = ``model``, ``model_b``
         empty) in name order, then the pair rows (``level`` = ``pair``).
     """
-    mats = item_matrices(item_summary(long))
+    return table_from_matrices(item_matrices(item_summary(long)), pairs)
+
+
+def table_from_matrices(
+    mats: ItemMatrices, pairs: list[tuple[str, str]] | None = None
+) -> pd.DataFrame:
+    """:func:`noise_table` from :class:`ItemMatrices` (e.g. :func:`item_matrices_from_codes`)."""
     models = mats.models
     if pairs is None:
         pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]

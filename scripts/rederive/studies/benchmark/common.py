@@ -97,10 +97,14 @@ class Epochs:
         Equal names are one shared string object (8 bytes a row), as read
         from the warehouse with ``SELECT model, item_key, epoch, correct``.
         """
+        # Code -1 (a row without a model or item) must read as missing, not as
+        # the last name: index -1 of the names with None appended is None.
+        models = np.append(self.models.astype(object), None)
+        items = np.append(self.items.astype(object), None)
         return pd.DataFrame(
             {
-                "model": self.models[self.model],
-                item_column: self.items[self.item],
+                "model": models[self.model],
+                item_column: items[self.item],
                 "epoch": self.epoch,
                 "correct": self.correct,
             }
