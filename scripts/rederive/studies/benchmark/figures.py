@@ -83,32 +83,19 @@ def plot_accuracy(
         return
     frame = accuracy.sort_values(["accuracy", "model"], ascending=[True, False])
     fig, ax = plt.subplots(figsize=(6.5, 0.28 * len(frame) + 1.2))
-    y = np.arange(len(frame))
-    ax.errorbar(
-        frame["accuracy_pct"],
-        y,
-        xerr=[
-            frame["accuracy_pct"] - frame["ci_low_pct"],
-            frame["ci_high_pct"] - frame["accuracy_pct"],
-        ],
-        fmt="o",
-        color="C0",
-        ecolor="0.4",
-        capsize=2,
-        markersize=4,
-    )
-    labels = list(frame["model"])
-    if ranking is not None:
-        ranks = ranking.set_index("model")["rank"]
-        labels = [f"{m}  [{ranks.get(m, '?')}]" for m in labels]
-    ax.set_yticks(y, labels)
+    draw_accuracy_rows(ax, frame, ranking, fit_rows=False)
     ax.set_xlabel("Accuracy (%) with item-bootstrap 95% CI  [rank range]")
     ax.set_title("Accuracy per model")
     fig.subplots_adjust(bottom=0.12)
     save_figure(fig, png, pdf, note=note)
 
 
-def draw_accuracy_rows(ax, frame: pd.DataFrame, ranking: pd.DataFrame | None) -> None:
+def draw_accuracy_rows(
+    ax, frame: pd.DataFrame, ranking: pd.DataFrame | None, *, fit_rows: bool = True
+) -> None:
+    """One point with its CI per model, labelled with its rank range; ``fit_rows``
+    trims the y range to the rows (the top-k panel; the all-models figure keeps
+    matplotlib's margins)."""
     y = np.arange(len(frame))
     ax.errorbar(
         frame["accuracy_pct"],
@@ -128,7 +115,8 @@ def draw_accuracy_rows(ax, frame: pd.DataFrame, ranking: pd.DataFrame | None) ->
         ranks = ranking.set_index("model")["rank"]
         labels = [f"{m}  [{ranks.get(m, '?')}]" for m in labels]
     ax.set_yticks(y, labels)
-    ax.set_ylim(-0.7, len(frame) - 0.3)
+    if fit_rows:
+        ax.set_ylim(-0.7, len(frame) - 0.3)
 
 
 def plot_accuracy_top(
