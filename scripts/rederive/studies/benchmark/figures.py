@@ -90,6 +90,23 @@ def plot_accuracy(
     save_figure(fig, png, pdf, note=note)
 
 
+def draw_jaccard_cells(ax_heat, ax_cbar, square: pd.DataFrame) -> None:
+    """The Jaccard heatmap under a dendrogram, with its horizontal colour bar."""
+    sns.heatmap(
+        square,
+        ax=ax_heat,
+        cbar_ax=ax_cbar,
+        cmap="viridis",
+        vmin=0,
+        vmax=1,
+        cbar_kws={"orientation": "horizontal"},
+        yticklabels=True,
+        xticklabels=True,
+        # Beyond 50 models, one image in the PDF rather than n² vector cells.
+        rasterized=cell_inches(len(square)) < CELL_IN,
+    )
+
+
 def draw_accuracy_rows(
     ax, frame: pd.DataFrame, ranking: pd.DataFrame | None, *, fit_rows: bool = True
 ) -> None:
@@ -364,19 +381,7 @@ def plot_dendrogram(
         ax_tree.text(0.5, 0.5, "one model:\nnothing to cluster", ha="center", va="center")
         order = models
     ax_tree.set_axis_off()
-    sns.heatmap(
-        matrix.loc[order, order],
-        ax=ax_heat,
-        cbar_ax=ax_cbar,
-        cmap="viridis",
-        vmin=0,
-        vmax=1,
-        cbar_kws={"orientation": "horizontal"},
-        yticklabels=True,
-        xticklabels=True,
-        # Beyond 50 models, one image in the PDF rather than n² vector cells.
-        rasterized=cell_inches(n) < CELL_IN,
-    )
+    draw_jaccard_cells(ax_heat, ax_cbar, matrix.loc[order, order])
     ax_cbar.set_title("Jaccard similarity of failure sets (clustered on 1 − J)", fontsize=9)
     ax_cbar.xaxis.set_ticks_position("top")
     ax_heat.yaxis.tick_right()
@@ -449,18 +454,7 @@ def plot_dendrogram_all(
         fontsize=9,
     )
     ax_tree.grid(False)
-    sns.heatmap(
-        matrix.loc[order, order],
-        ax=ax_heat,
-        cbar_ax=ax_cbar,
-        cmap="viridis",
-        vmin=0,
-        vmax=1,
-        cbar_kws={"orientation": "horizontal"},
-        yticklabels=True,
-        xticklabels=True,
-        rasterized=cell_inches(k) < CELL_IN,
-    )
+    draw_jaccard_cells(ax_heat, ax_cbar, matrix.loc[order, order])
     ax_cbar.set_title(
         f"Jaccard similarity of failure sets, top {k} models by accuracy (in the tree's order)",
         fontsize=9,

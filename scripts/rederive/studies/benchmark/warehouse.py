@@ -221,12 +221,22 @@ def item_facts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     ).df()
 
 
+def conflicting_items(facts: pd.DataFrame, field: str) -> pd.DataFrame:
+    """The items whose ``<field>_min`` and ``<field>_max`` differ, by (task, item_id).
+
+    :func:`item_facts` keeps each item's smallest and largest non-missing value
+    of a field that must agree across models: they differ exactly when it does not.
+    """
+    low, high = facts[f"{field}_min"], facts[f"{field}_max"]
+    return facts[low.notna() & (low != high)].sort_values(["task", "item_id"])
+
+
 def check_doc_hashes(con: duckdb.DuckDBPyConnection, facts: pd.DataFrame) -> None:
     """Refuse items whose lm-eval ``doc_hash`` differs between models."""
-    bad = facts[facts["hash_min"].notna() & (facts["hash_min"] != facts["hash_max"])]
+    bad = conflicting_items(facts, "hash")
     if bad.empty:
         return
-    task, item = bad.sort_values(["task", "item_id"]).iloc[0][["task", "item_id"]]
+    task, item = bad.iloc[0][["task", "item_id"]]
     rows = con.execute(
         "SELECT model, source_file, line, doc_hash FROM _r "
         "WHERE task = $task AND item_id = $item AND doc_hash IS NOT NULL ORDER BY _row",
@@ -274,10 +284,9 @@ def item_table(
     ``facts`` is :func:`item_facts`; a conflict of categories is refused naming
     the item's first file.
     """
-    conflicts = facts[facts["category_min"].notna()]
-    conflicts = conflicts[conflicts["category_min"] != conflicts["category_max"]]
+    conflicts = conflicting_items(facts, "category")
     if not conflicts.empty:
-        task, item = conflicts.sort_values(["task", "item_id"]).iloc[0][["task", "item_id"]]
+        task, item = conflicts.iloc[0][["task", "item_id"]]
         values = con.execute(
             "SELECT DISTINCT category FROM _r "
             "WHERE task = $task AND item_id = $item AND category IS NOT NULL",
