@@ -7,6 +7,7 @@ Usage::
     .venv/bin/python bench/scale.py --study salitrap --sizes 50x5000
     .venv/bin/python bench/scale.py --sizes 200x20000 --stages core      # core stage only
     .venv/bin/python bench/scale.py --sizes 200x20000 --file-format parquet
+    .venv/bin/python bench/scale.py --sizes 5000x30000 --stages ingest --raw /tmp/big  # reuse data
 
 After the benchmark study's stages, DuckDB reads the same long files in one
 query (every column as text, aggregated) and its CPU is printed beside the
@@ -19,7 +20,9 @@ For each size (models x items) the data come from ``rederive.simulate.scale``
 (seeded, Rasch), in a scratch directory. The workflow runs in two stages in the
 same directory: ``core`` (ingest, warehouse, accuracy/tables with bootstrap CIs,
 all pairs with BH, failure sets/Jaccard, data quality) and then ``rest`` (IRT,
-figures, published check, summary). Each stage prints its wall time, the CPU time
+figures, published check, summary); ``--stages ingest`` runs the ingest jobs alone
+(``snakemake --until``), for the ingest ratio without the hour-scale stages, and
+``--raw`` reuses a folder ``rederive.simulate.scale`` wrote before. Each stage prints its wall time, the CPU time
 of all its processes and the peak RSS of the largest single process; then each
 rule's Snakemake benchmark TSVs (results/benchmarks/) are summed: jobs, wall
 (sum over jobs), CPU, and the largest max_rss of any of its jobs.
@@ -42,6 +45,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 DEFAULT_SIZES = ["20x2000", "50x5000", "100x10000", "200x20000"]
+INGEST_RULE = {"benchmark": "ingest_benchmark_batch", "salitrap": "ingest_salitrap_batch"}
 CORE_TARGETS = {
     "benchmark": [
         "results/benchmark/tables/accuracy.csv",
@@ -192,8 +196,13 @@ def measured(cmd: list[str], cwd: Path) -> None:
     sys.stderr.write(f"\n{proc.returncode} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}\n")
 
 
-def run_stage(work: Path, study: str, raw: Path, cores: int, targets: list[str]) -> dict:
-    """Run snakemake once; wall, CPU (user+sys of all its processes) and peak process RSS."""
+def run_stage(
+    work: Path, study: str, raw: Path, cores: int, targets: list[str], until: str | None = None
+) -> dict:
+    """Run snakemake once; wall, CPU (user+sys of all its processes) and peak process RSS.
+
+    With ``until``, only that rule's jobs and what they need (``--until``).
+    """
     cmd = [
         str(SNAKEMAKE),
         "-s",
@@ -204,6 +213,7 @@ def run_stage(work: Path, study: str, raw: Path, cores: int, targets: list[str])
         str(cores),
         "--quiet",
         "all",
+        *(["--until", until] if until else []),
         "--config",
         f"build=[{study}]",
         f"analyses={{{study}: {{raw_dir: {raw}}}}}",
@@ -252,7 +262,12 @@ def main(argv=None) -> None:
         help="benchmark study: long/<model>.csv (default) or .parquet",
     )
     parser.add_argument("--keep", type=Path, help="work under this folder and keep it")
-    parser.add_argument("--stages", nargs="+", choices=["core", "rest"], default=["core", "rest"])
+    parser.add_argument(
+        "--stages", nargs="+", choices=["ingest", "core", "rest"], default=["core", "rest"]
+    )
+    parser.add_argument(
+        "--raw", type=Path, help="the raw folder of an earlier `rederive.simulate.scale` run"
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("command", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -268,14 +283,18 @@ def main(argv=None) -> None:
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
             shutil.copytree(REPO / "config", work / "config")
-            gen = generate(args.study, n_models, n_items, work / "raw", args.file_format)
+            raw = args.raw or work / "raw"
+            made = "given" if args.raw else "generated in {:.0f} s"
+            if not args.raw:
+                made = made.format(generate(args.study, n_models, n_items, raw, args.file_format))
             print(
                 f"\n## {args.study} {n_models} models x {n_items:,} items = "
-                f"{n_models * n_items:,} rows (generated in {gen:.0f} s)"
+                f"{n_models * n_items:,} rows ({made})"
             )
-            targets = {"core": CORE_TARGETS[args.study], "rest": ["all"]}
+            targets = {"ingest": ["all"], "core": CORE_TARGETS[args.study], "rest": ["all"]}
+            until = {"ingest": INGEST_RULE[args.study]}
             stages = {
-                name: run_stage(work, args.study, work / "raw", args.cores, targets[name])
+                name: run_stage(work, args.study, raw, args.cores, targets[name], until.get(name))
                 for name in args.stages
             }
             print("| stage | wall s | CPU s | peak RSS MiB |\n|---|---:|---:|---:|")
@@ -295,11 +314,7 @@ def main(argv=None) -> None:
                 )
             rules = per_rule(work, args.study)
             if args.study == "benchmark" and "ingest" in rules:
-                print(
-                    side_by_side(
-                        rules["ingest"], work / "raw" / "long", args.cores, args.file_format
-                    )
-                )
+                print(side_by_side(rules["ingest"], raw / "long", args.cores, args.file_format))
             sys.stdout.flush()
             if not args.keep:
                 shutil.rmtree(work)

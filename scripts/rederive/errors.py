@@ -8,6 +8,8 @@ traceback (see :func:`rederive.runner.run`).
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 
 
@@ -45,9 +47,16 @@ class InputError(Exception):
 
 def relpath(path) -> str:
     """Path relative to the working directory when possible (shorter messages)."""
+    return _relpath(os.fspath(path), os.getcwd())
+
+
+# Resolving walks every component of both paths: readers name the same file
+# several times per run, thousands of runs per job.
+@functools.lru_cache(maxsize=1024)
+def _relpath(path: str, cwd: str) -> str:
     p = Path(path)
     try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
+        return str(p.resolve().relative_to(Path(cwd).resolve()))
     except ValueError:
         return str(p)
 

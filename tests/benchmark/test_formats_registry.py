@@ -25,6 +25,28 @@ def test_every_format_has_the_interface_and_a_unique_name():
         formats.get("helmet")
 
 
+def test_a_format_without_aggregates_writes_the_reported_file_reported_would(tmp_path):
+    """``REPORTS = False`` skips ``reported``: the file ingest writes instead must be
+    the one the empty frame gives (a format that gains aggregates must drop the flag)."""
+    from rederive.studies.benchmark import ingest
+
+    silent = [m for m in formats.FORMATS if not getattr(m, "REPORTS", True)]
+    assert {m.NAME for m in silent} == {"long", "matrix", "eval_arena"}
+    for module in silent:
+        frame = module.reported(tmp_path / "any", params={})
+        assert frame.empty and list(frame.columns) == formats.REPORTED_COLUMNS
+    run = tmp_path / "run.csv"
+    run.write_text("model,item_id,correct\nm,1,1\n")
+    batch = tmp_path / "batch"
+    (batch / "reported").mkdir(parents=True)
+    source = {"run": "r1", "format": "long", "path": str(run), "files": [str(run)]}
+    ingest.ingest_with_reported(source, {}, batch)
+    written = (batch / "reported" / "r1.csv").read_text()
+    empty = ingest.reported("long", run, params={})
+    empty.insert(0, "run", "r1")
+    assert written == empty.to_csv(index=False, lineterminator="\n")
+
+
 def test_every_format_is_an_inputs_key_of_the_schema():
     import yaml
 

@@ -166,15 +166,32 @@ def write_ingested(labelled, accounting: Accounting, labelled_path, accounting_p
     """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON.
 
     ``labelled`` may be an Arrow table carrying a frame's pandas metadata
-    (:func:`rederive.studies.benchmark.ingest.label_table`): written with the
-    writer and settings ``to_parquet`` uses, it gives the same file.
+    (:func:`rederive.studies.benchmark.ingest.label_table`). Its dictionary
+    columns are written as the dictionaries they are and no column statistics
+    are kept (nothing reads them; together a third of the ingest's CPU at
+    leaderboard scale), and the Arrow schema is not stored (only the pandas
+    metadata), so the file reads back with the types and values of the frame
+    ``to_parquet`` writes.
     """
     if isinstance(labelled, pd.DataFrame):
         labelled.to_parquet(labelled_path, index=False)
     else:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(labelled, labelled_path)
+        schema = labelled.schema
+        dictionary = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+        with pq.ParquetWriter(
+            labelled_path,
+            schema,
+            use_dictionary=dictionary,
+            write_statistics=False,
+            store_schema=False,
+        ) as writer:
+            writer.write_table(labelled)
+            # The pandas metadata (nullable dtypes) without the Arrow schema,
+            # which would read the dictionary columns back as dictionaries.
+            writer.add_key_value_metadata(schema.metadata or {})
     accounting.write(accounting_path)
 
 

@@ -100,17 +100,25 @@ def csv_records(data: bytes) -> tuple[np.ndarray, np.ndarray]:
 class Text:
     """One text column as the row reader's ``_text`` sees it, kept in Arrow.
 
-    ``values`` are cleaned strings (stripped like ``str.strip``; blank → null);
-    with ``indices`` they are a dictionary and cell ``i`` is
-    ``values[indices[i]]`` (a null index is a null cell). Cleaning a dictionary
-    touches each distinct value once, whatever the number of rows.
+    ``values`` are cleaned strings (stripped like ``str.strip``; blank → null).
+    With ``indices`` they are a dictionary and cell ``i`` is
+    ``values[indices[i]]``: the dictionary is made distinct and null-free once
+    (a blank cell has a null index), so cleaning and equality touch each
+    distinct value once whatever the number of rows, and the column is written
+    as the dictionary it already is.
     """
 
     def __init__(self, values: pa.Array, indices: pa.Array | None = None):
+        if indices is not None:
+            # Two raw values may clean to one (" a" and "a"), and a blank one to
+            # null: re-encode the dictionary so its codes are equal exactly when
+            # the cleaned texts are.
+            encoded = pc.dictionary_encode(values)
+            indices = encoded.indices.take(indices)
+            values = encoded.dictionary
         self.values = values
         self.indices = indices
         self._array = None
-        self._positions = None
 
     def __len__(self) -> int:
         return len(self.values if self.indices is None else self.indices)
@@ -121,25 +129,39 @@ class Text:
             self._array = self.values if self.indices is None else self.values.take(self.indices)
         return self._array
 
-    def _by_value(self, per_value: np.ndarray, null) -> np.ndarray:
-        """A per-value array spread to the cells (``null`` for a null index)."""
-        if self._positions is None:
-            self._positions = self.indices.fill_null(len(self.values)).to_numpy()
-        return np.append(per_value, null)[self._positions]
+    def cells(self) -> pa.Array:
+        """The cells as they are stored: a dictionary array when there is one."""
+        if self.indices is None:
+            return self.values
+        return pa.DictionaryArray.from_arrays(self.indices, self.values)
+
+    def filled(self, fill: str) -> Text:
+        """This column with ``fill`` in every blank cell."""
+        if self.indices is None:
+            return Text(self.values.fill_null(fill))
+        at = pc.index(self.values, fill).as_py()
+        values = self.values
+        if at < 0:
+            at = len(values)
+            values = pa.concat_arrays([values, pa.array([fill], values.type)])
+        result = Text(values)
+        result.indices = self.indices.fill_null(at)
+        return result
 
     def codes(self) -> tuple[np.ndarray, int]:
         """An int64 code per cell (equal exactly when the texts are; -1 for null) and
         the number of distinct texts."""
+        if self.indices is not None:
+            codes = self.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+            return codes.astype(np.int64), len(self.values)
         encoded = pc.dictionary_encode(self.values)
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-        if self.indices is not None:
-            codes = self._by_value(codes, -1)
         return codes, len(encoded.dictionary)
 
     def blank(self) -> np.ndarray:
         """Whether each cell is null (blank)."""
-        null = self.values.is_null().to_numpy(zero_copy_only=False)
-        return null if self.indices is None else self._by_value(null, True)
+        cells = self.values if self.indices is None else self.indices
+        return cells.is_null().to_numpy(zero_copy_only=False)
 
 
 def clean_strings(values: pa.Array) -> pa.Array:
@@ -200,9 +222,9 @@ def scores(column: pa.ChunkedArray, name: str) -> np.ndarray:
     return np.asarray(parsed, dtype=float)[codes]
 
 
-def epochs(column: Text) -> np.ndarray:
+def epochs(column: pa.Array) -> np.ndarray:
     """``int(str(epoch))`` of every (non-null) epoch text; NotFast on anything else."""
-    values, codes = dictionary_values(column.array())
+    values, codes = dictionary_values(column)
     try:
         parsed = np.array([int(str(v)) for v in values] + [0], dtype=np.int64)
     except (TypeError, ValueError, OverflowError):
@@ -258,7 +280,8 @@ def _blank_python(value) -> bool:
 
 
 #: The reader table's Arrow types (those of :func:`rederive.io.tabular.frame_from_records`'
-#: frame once converted to Arrow).
+#: frame once converted to Arrow); a text column may come as a dictionary array of
+#: them (:func:`plain` decodes it).
 TABLE_SCHEMA = pa.schema(
     [
         ("model", pa.string()),
@@ -276,10 +299,21 @@ TABLE_SCHEMA = pa.schema(
 
 
 def constant(value: str | None, n: int) -> pa.Array:
-    """``n`` copies of one string (or ``n`` nulls)."""
+    """``n`` copies of one string (a one-value dictionary array), or ``n`` nulls."""
     if value is None:
         return pa.nulls(n, pa.string())
-    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(n, dtype=np.int32)), pa.array([value], pa.string())
+    )
+
+
+def plain(table: pa.Table) -> pa.Table:
+    """``table`` with every dictionary column decoded to its values' type."""
+    fields = [
+        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
+        for f in table.schema
+    ]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
 
 
 def long_table(
@@ -321,13 +355,9 @@ def long_table(
     n_kept = int(keep.sum())
     kept = pa.array(keep) if missing.any() else None
 
-    def kept_array(column: Text | None, fill: str | None = None) -> pa.Array:
-        if column is None:
-            return constant(fill, n_kept)
-        array = column.array()
-        if fill is not None:
-            array = array.fill_null(fill)
-        return array if kept is None else array.filter(kept)
+    def kept_cells(column: Text | None) -> pa.Array:
+        cells = column.cells()
+        return cells if kept is None else cells.filter(kept)
 
     def kept_codes(column: Text | None) -> tuple[np.ndarray, int]:
         if column is None:
@@ -335,24 +365,19 @@ def long_table(
         codes, n = column.codes()
         return (codes if kept is None else codes[keep]), n
 
-    task = text(table["task"]) if "task" in fields else None
+    # A blank task is the default task.
+    task = text(table["task"]).filled(default_task) if "task" in fields else None
     epoch_text = text(table["epoch"]) if "epoch" in fields else None
-    task_out = kept_array(task, default_task)
-    if task is not None and task.blank().any():
-        # A blank task is the default task: recode the filled column.
-        task_key = Text(task_out).codes()
-    else:
-        task_key = kept_codes(task)
-    key = row_key(kept_codes(model), task_key, kept_codes(item))
+    key = row_key(kept_codes(model), kept_codes(task), kept_codes(item))
     given = (
         np.zeros(n_kept, dtype=bool)
         if epoch_text is None
-        else ~kept_array(epoch_text).is_null().to_numpy(zero_copy_only=False)
+        else ~kept_cells(epoch_text).is_null().to_numpy(zero_copy_only=False)
     )
     if n_kept and given[0]:
         if not given.all():
             raise NotFast("an epoch missing")
-        epoch = epochs(Text(kept_array(epoch_text)))
+        epoch = epochs(kept_cells(epoch_text).cast(pa.string()))
         if not all_distinct(row_key(dense(key), dense(epoch))):
             raise NotFast("a repeated epoch")
     else:
@@ -362,13 +387,13 @@ def long_table(
         epoch = np.ones(n_kept, dtype=np.int64) if all_distinct(key) else occurrence(key)
 
     def optional(field):
-        return kept_array(text(table[field]) if field in fields else None)
+        return kept_cells(text(table[field])) if field in fields else constant(None, n_kept)
 
-    result = pa.table(
+    result = pa.Table.from_arrays(
         [
-            kept_array(model),
-            task_out,
-            kept_array(item),
+            kept_cells(model),
+            kept_cells(task) if task is not None else constant(default_task, n_kept),
+            kept_cells(item),
             optional("category"),
             pa.array(score[keep], pa.float64()),
             pa.array(epoch, pa.int64()),
@@ -377,7 +402,7 @@ def long_table(
             constant(None, n_kept),
             optional("response"),
         ],
-        schema=TABLE_SCHEMA,
+        names=TABLE_SCHEMA.names,
     )
     accounting.rows_read += n_read
     accounting.rows_used += n_kept
@@ -394,7 +419,7 @@ def long_table(
 def to_frame(table: pa.Table) -> pd.DataFrame:
     """The reader frame (:func:`rederive.io.tabular.frame_from_records`' dtypes) of a
     reader table."""
-    frame = table.to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get)
+    frame = plain(table).to_pandas(types_mapper={pa.string(): pd.StringDtype()}.get)
     frame["line"] = frame["line"].astype("Int64")
     return frame
 
@@ -483,11 +508,17 @@ def read_parquet_table(path, *, name: str) -> pa.Table:
     source.check_file(path)
     try:
         # Text columns as dictionaries: cleaning and keys then run once per
-        # distinct value (the values are the same as read plain).
-        schema = pq.read_schema(path)
+        # distinct value (the values are the same as read plain), and the
+        # labelled file is written from them without hashing again. Item ids
+        # are mostly distinct: a dictionary costs more than it saves there.
+        metadata = pq.read_metadata(path)
         text = [
-            f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            f.name
+            for f in metadata.schema.to_arrow_schema()
+            if (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            and f.name != "item_id"
         ]
-        return pq.read_table(path, read_dictionary=text, use_threads=False)
+        with pq.ParquetFile(path, metadata=metadata, read_dictionary=text) as handle:
+            return handle.read(use_threads=False)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", file=name) from None

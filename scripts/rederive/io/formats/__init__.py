@@ -9,7 +9,10 @@ Each module (``matrix``, ``long``, ``lm_eval``, …) defines
   (cheap: reads a few KB at most), used by ``inputs: {auto: <folder>}``;
 * ``files(path) -> [Path]``: the files a run is read from (Snakemake inputs);
 * ``read(path, *, params, accounting) -> DataFrame``: the long reader frame;
-* ``reported(path, *, params) -> DataFrame``: the tool's own aggregate scores.
+* ``reported(path, *, params) -> DataFrame``: the tool's own aggregate scores;
+* ``REPORTS = False`` (optional): the format never carries aggregate scores, so
+  ingest writes the empty reported file without calling ``reported`` (per run,
+  building its empty frame cost as much as reading a 30,000-row Parquet file).
 
 A new format is one module, its tests, and one line in :data:`FORMATS`.
 

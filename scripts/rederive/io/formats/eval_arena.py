@@ -29,6 +29,7 @@ from rederive.io.tabular import count_score, frame_from_records, graded_row, par
 
 NAME = "eval_arena"
 DESCRIPTION = "eval-arena example-level JSONL: benchmark_id, model, example_id, pass1 (+ count)"
+REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = ("benchmark_id", "model", "example_id", "pass1")
 TOLERANCE = 1e-6  # pass1 is written rounded (0.6666666667)
 

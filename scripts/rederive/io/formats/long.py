@@ -14,6 +14,7 @@ from rederive.io.tabular import read_long, read_long_table
 
 NAME = "long"
 DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
+REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = {"model", "item_id", "correct"}
 
 

@@ -13,6 +13,7 @@ from rederive.io.tabular import parse_correct, read_matrix_csv
 
 NAME = "matrix"
 DESCRIPTION = "items × models CSV: first column the item id, one 0/1 column per model"
+REPORTS = False  # no harness aggregate: see rederive.io.formats
 LONG_COLUMNS = {"model", "item_id", "correct"}
 
 

@@ -35,7 +35,8 @@ def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
     """The reader of ``fmt`` (:mod:`rederive.io.formats`) with the study's reader settings.
 
     A format with ``read_table`` (the long format) may return an Arrow table
-    (:data:`rederive.io.columnar.TABLE_SCHEMA`) instead of the frame.
+    (:data:`rederive.io.columnar.TABLE_SCHEMA`; text columns may be dictionary
+    arrays) instead of the frame.
     """
     module = formats.get(fmt)
     reader = getattr(module, "read_table", module.read)
@@ -64,12 +65,15 @@ def labelled_schema() -> pa.Schema:
 
 
 def label_table(table: pa.Table, run_id: str, fmt: str) -> pa.Table:
-    """:func:`label` of a reader table, in Arrow: the same columns, types and pandas
-    metadata, so its Parquet file is the one ``to_parquet`` writes of the frame."""
+    """:func:`label` of a reader table, in Arrow: the same columns, values and pandas
+    metadata (text columns may stay dictionary arrays: the file read back is
+    the frame ``to_parquet`` writes)."""
     n = table.num_rows
     columns = [columnar.constant(run_id, n), columnar.constant(fmt, n), *table.columns]
     columns.append(columnar.constant("correct", n))
-    return pa.Table.from_arrays(columns, schema=labelled_schema())
+    template = labelled_schema()
+    fields = [field.with_type(column.type) for field, column in zip(template, columns, strict=True)]
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=template.metadata))
 
 
 REPORTED_COLUMNS = formats.REPORTED_COLUMNS
@@ -117,9 +121,12 @@ def ingest_with_reported(source: dict, readers: dict, batch: str):
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
     files = [Path(p) for p in source["files"]]
     frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True)
+    target = batches.run_file(batch, "reported", run_id)
+    if not getattr(formats.get(fmt), "REPORTS", True):
+        target.write_text(",".join(["run", *REPORTED_COLUMNS]) + "\n")
+        return frame, accounting
     scores = reported(fmt, path, params=readers)
     scores.insert(0, "run", run_id)
-    target = batches.run_file(batch, "reported", run_id)
     if scores.empty:
         # What to_csv writes of a frame without rows, at a fraction of its cost
         # (a long file has no harness scores, so this is every run of one).
