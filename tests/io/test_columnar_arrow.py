@@ -148,3 +148,29 @@ def test_ingest_gives_an_arrow_table_for_a_clean_long_file(tmp_path):
 def test_python_whitespace_list_is_complete():
     computed = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
     assert columnar._PY_SPACE == computed
+
+
+def test_row_groups_with_their_own_dictionaries_read_as_the_row_reader_does(tmp_path):
+    # Each row group has its own Parquet dictionary; " r1" and "r1" clean to one
+    # value, and the repeated item must be found across row groups.
+    path = tmp_path / "groups.parquet"
+    table = pa.table(
+        {
+            "model": ["m"] * 6,
+            "item_id": ["a", "b", "c", "d", "e", "a"],
+            "correct": pa.array([1, 0, 1, 1, 0, 1], pa.int8()),
+            "category": ["x", "y", "z", " x", "x", "q"],
+            "response": ["r1", "r2", " r1", "r3", "r4", "r1 "],
+        }
+    )
+    pq.write_table(table, path, row_group_size=2)
+    fast_acct, slow_acct = accounting(), accounting()
+    fast = tabular.read_long_table(path, accounting=fast_acct)
+    assert isinstance(fast, pa.Table)
+    frame = row_reader_frame(path, slow_acct)
+    pd.testing.assert_frame_equal(columnar.to_frame(fast), frame)
+    assert frame["epoch"].tolist() == [1, 1, 1, 1, 1, 2]
+    fast_file, slow_file = tmp_path / "fast.parquet", tmp_path / "slow.parquet"
+    write_ingested(ingest.label_table(fast, "r", "long"), fast_acct, fast_file, tmp_path / "a")
+    write_ingested(ingest.label(frame, "r", "long"), slow_acct, slow_file, tmp_path / "b")
+    assert_same_labelled_file(fast_file, slow_file)
