@@ -168,10 +168,10 @@ def write_ingested(labelled, accounting: Accounting, labelled_path, accounting_p
     ``labelled`` may be an Arrow table carrying a frame's pandas metadata
     (:func:`rederive.studies.benchmark.ingest.label_table`). Its dictionary
     columns are written as the dictionaries they are and no column statistics
-    are kept (nothing reads them; together a third of the ingest's CPU at
-    leaderboard scale), and the Arrow schema is not stored (only the pandas
-    metadata), so the file reads back with the types and values of the frame
-    ``to_parquet`` writes.
+    are kept (nothing reads them; hashing the columns again and the statistics
+    were 7 of the 11 ms the write took per 30,000-row run), and the Arrow schema
+    is not stored (only the pandas metadata), so the file reads back with the
+    types and values of the frame ``to_parquet`` writes.
     """
     if isinstance(labelled, pd.DataFrame):
         labelled.to_parquet(labelled_path, index=False)

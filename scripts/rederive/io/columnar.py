@@ -118,16 +118,9 @@ class Text:
             values = encoded.dictionary
         self.values = values
         self.indices = indices
-        self._array = None
 
     def __len__(self) -> int:
         return len(self.values if self.indices is None else self.indices)
-
-    def array(self) -> pa.Array:
-        """The cells as a plain string array."""
-        if self._array is None:
-            self._array = self.values if self.indices is None else self.values.take(self.indices)
-        return self._array
 
     def cells(self) -> pa.Array:
         """The cells as they are stored: a dictionary array when there is one."""
@@ -355,7 +348,7 @@ def long_table(
     n_kept = int(keep.sum())
     kept = pa.array(keep) if missing.any() else None
 
-    def kept_cells(column: Text | None) -> pa.Array:
+    def kept_cells(column: Text) -> pa.Array:
         cells = column.cells()
         return cells if kept is None else cells.filter(kept)
 

@@ -269,8 +269,9 @@ def read_long_table(
     -------
     pyarrow.Table or DataFrame
         The columnar path's table (:data:`rederive.io.columnar.TABLE_SCHEMA`, the
-        frame's columns as Arrow types, text columns possibly dictionary arrays), or the row reader's frame for a file it
-        must read (JSONL, odd quoting, anything with an error, which it raises).
+        frame's columns as Arrow types, text columns possibly dictionary arrays),
+        or the row reader's frame for a file it must read (JSONL, odd quoting,
+        anything with an error, which it raises).
     """
     name = relpath(path)
     default_task = task or Path(path).stem
