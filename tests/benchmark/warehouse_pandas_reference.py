@@ -2,7 +2,9 @@
 the reference the SQL warehouse (:mod:`rederive.studies.benchmark.warehouse`) is
 tested against: the same tables and the same error messages on varied inputs.
 
-Only the table building is kept (no ``main``); not used by the workflow.
+Only the table building is kept (no ``main``); not used by the workflow. The item
+sort key, which both builds share unchanged, is imported from the SQL module
+rather than copied; ``items.csv`` comes in as a frame (its reader is not compared).
 """
 
 from pathlib import Path
@@ -10,23 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.errors import InputError, relpath
-from rederive.io.source import read_csv_frame
+from rederive.errors import InputError
 from rederive.stats.shared_items import SharedItems, decide
+from rederive.studies.benchmark.warehouse import item_sort_key
 
 ITEM_KEY_SEP = ":"
-
-
-def item_sort_key(item_ids: pd.Series) -> pd.Series:
-    """Numeric ids sort as numbers (2 < 10), others as text after them.
-
-    Returns float keys: the number, or +inf for a text id (ties are then broken
-    by the id itself). The ids are converted as plain objects: on a string dtype
-    ``pd.to_numeric`` gives a nullable Int64 that cannot hold inf, which broke
-    on ids mixing ``"0"`` and ``"q0"``.
-    """
-    numeric = pd.to_numeric(item_ids.astype(object), errors="coerce").astype(float)
-    return numeric.fillna(float("inf"))
 
 
 def check_one_run_per_model(responses: pd.DataFrame) -> None:
@@ -120,25 +110,6 @@ def check_tasks_from_file_names(responses: pd.DataFrame) -> None:
         file=suspects[0][1],
         field="task",
     )
-
-
-def read_item_metadata(path: Path | None) -> pd.DataFrame | None:
-    """Optional ``items.csv``: ``item_id`` (+ ``task``), ``category``, ``group``."""
-    if path is None or not path.exists():
-        return None
-    name = relpath(path)
-    frame = read_csv_frame(path, dtype=str, keep_default_na=False)
-    if "item_id" not in frame.columns:
-        raise InputError("required column is missing", file=name, line=1, field="item_id")
-    for column in ("task", "category", "group"):
-        if column not in frame.columns:
-            frame[column] = ""
-    frame = frame[["task", "item_id", "category", "group"]].apply(lambda s: s.str.strip())
-    dup = frame.duplicated(["task", "item_id"], keep="first")
-    if dup.any():
-        line = int(dup.to_numpy().nonzero()[0][0]) + 2
-        raise InputError("item listed twice", file=name, line=line, field="item_id")
-    return frame.replace("", pd.NA)
 
 
 def item_table(responses: pd.DataFrame, metadata: pd.DataFrame | None) -> pd.DataFrame:
