@@ -105,11 +105,13 @@ class Text:
     ``values[indices[i]]``: the dictionary is made distinct and null-free once
     (a blank cell has a null index), so cleaning and equality touch each
     distinct value once whatever the number of rows, and the column is written
-    as the dictionary it already is.
+    as the dictionary it already is. ``distinct`` says ``values`` already are.
     """
 
-    def __init__(self, values: pa.Array, indices: pa.Array | None = None):
-        if indices is not None:
+    def __init__(
+        self, values: pa.Array, indices: pa.Array | None = None, *, distinct: bool = False
+    ):
+        if indices is not None and not distinct:
             # Two raw values may clean to one (" a" and "a"), and a blank one to
             # null: re-encode the dictionary so its codes are equal exactly when
             # the cleaned texts are.
@@ -137,9 +139,7 @@ class Text:
         if at < 0:
             at = len(values)
             values = pa.concat_arrays([values, pa.array([fill], values.type)])
-        result = Text(values)
-        result.indices = self.indices.fill_null(at)
-        return result
+        return Text(values, self.indices.fill_null(at), distinct=True)
 
     def codes(self) -> tuple[np.ndarray, int]:
         """An int64 code per cell (equal exactly when the texts are; -1 for null) and

@@ -122,15 +122,13 @@ def ingest_with_reported(source: dict, readers: dict, batch: str):
     files = [Path(p) for p in source["files"]]
     frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True)
     target = batches.run_file(batch, "reported", run_id)
-    if not getattr(formats.get(fmt), "REPORTS", True):
+    scores = None
+    if getattr(formats.get(fmt), "REPORTS", True):
+        scores = reported(fmt, path, params=readers)
+        scores.insert(0, "run", run_id)
+    if scores is None or scores.empty:
+        # What to_csv writes of a frame without rows, at a fraction of its cost.
         target.write_text(",".join(["run", *REPORTED_COLUMNS]) + "\n")
-        return frame, accounting
-    scores = reported(fmt, path, params=readers)
-    scores.insert(0, "run", run_id)
-    if scores.empty:
-        # What to_csv writes of a frame without rows, at a fraction of its cost
-        # (a long file has no harness scores, so this is every run of one).
-        target.write_text(",".join(scores.columns) + "\n")
     else:
         scores.to_csv(target, index=False, float_format="%.12g", lineterminator="\n")
     return frame, accounting
