@@ -71,7 +71,13 @@ def under_root(path, root) -> str:
     """
     if root is not None:
         try:
-            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+            return Path(path).resolve().relative_to(_resolved(os.fspath(root))).as_posix()
         except ValueError:
             pass
     return Path(path).name
+
+
+# An ingest job names thousands of files under one root.
+@functools.lru_cache(maxsize=64)
+def _resolved(root: str) -> Path:
+    return Path(root).resolve()

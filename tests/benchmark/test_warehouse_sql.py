@@ -203,8 +203,7 @@ def write_runs(frame, folder):
 
 def build_db(paths, path, policy="require_equal", shared=None):
     with warehouse.building(path) as con:
-        sql, params = wh.responses_sql(paths)
-        con.execute(f"CREATE TABLE responses AS {sql}", params)
+        warehouse.create_stacked(con, "responses", wh.responses_sql(paths))
         warehouse.write_frames(con, wh.build_in(con, None, policy, shared))
 
 

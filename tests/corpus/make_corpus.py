@@ -152,7 +152,8 @@ def _readers() -> dict[str, Callable[[Path], object]]:
 
         def read(path):
             files = sorted(path.glob("*.json*")) if fmt == "lm_eval" and path.is_dir() else [path]
-            return bench_ingest.ingest("run", fmt, path, files, params)[1]
+            # As the ingest rule reads: Arrow tables and verbatim Parquet copies.
+            return bench_ingest.ingest("run", fmt, path, files, params, arrow=True, copy=True)[1]
 
         return read
 
@@ -188,6 +189,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "matrix": bench("matrix"),
         "long_csv": bench("long"),
         "long_jsonl": bench("long"),
+        "long_parquet": bench("long"),
         "lm_eval_samples": quiet(
             lambda p: lm_eval.read_samples(
                 p, model="m", task="t", filter_name=None, metrics=["acc"]
@@ -441,6 +443,78 @@ def _cell_cases(data: bytes, columns: list[int]) -> list[tuple[str, bytes, int]]
     return cases
 
 
+def _parquet_base() -> list[dict]:
+    """The long CSV base's rows with numeric scores: a file the ingest copies verbatim."""
+    _, data, _ = _bases()["long_csv"]
+    lines = data.decode().splitlines()[1:]
+    return [
+        {"model": m, "item_id": i, "correct": float(c)}
+        for m, i, c in (line.split(",") for line in lines)
+    ]
+
+
+def _parquet(rows: list[dict], **types) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {k: [r[k] for r in rows] for k in rows[0]}
+    table = pa.table({k: pa.array(v, types.get(k)) for k, v in columns.items()})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    return buffer.getvalue()
+
+
+def _parquet_cases() -> list[tuple[str, bytes | None, int | None, bool]]:
+    """(case, bytes or None for a directory, line an error must name, accepted?) of
+    a long Parquet file: the file broken, a cell of row ``BAD_LINE`` set to a bad
+    value, or a column of a type the reader must refuse (named at row 1)."""
+    import pyarrow as pa
+
+    rows = _parquet_base()
+    data = _parquet(rows)
+
+    def cell(field, value, **types):
+        changed = [dict(r) for r in rows]
+        changed[BAD_LINE - 1][field] = value
+        return _parquet(changed, **types)
+
+    def column(field, convert, kind=None):
+        return _parquet([dict(r, **{field: convert(r[field])}) for r in rows], **{field: kind})
+
+    text_scores = [dict(r, correct=str(r["correct"])) for r in rows]
+    text_scores[BAD_LINE - 1]["correct"] = "yes"
+    cases = [
+        ("gzip", gzip.compress(data, mtime=0), None, False),
+        ("zip", _zip("long.parquet", data), None, False),
+        ("random_bytes", bytes((i * 73 + 41) % 256 for i in range(3000)), None, False),
+        ("directory", None, None, False),
+        ("empty", b"", None, False),
+        ("truncated", data[: len(data) // 2], None, False),
+        ("correct=nan", cell("correct", float("nan")), None, False),
+        ("correct=null", cell("correct", None), None, False),
+        ("correct=two", cell("correct", 2.0), BAD_LINE, False),
+        ("correct=negative", cell("correct", -1.0), BAD_LINE, False),
+        ("correct=inf", cell("correct", float("inf")), BAD_LINE, False),
+        ("correct=strings", column("correct", str), None, True),
+        ("correct=yes", _parquet(text_scores, correct=pa.string()), BAD_LINE, False),
+        ("correct=bool", column("correct", bool), None, True),
+        ("correct=list", column("correct", lambda c: [c]), 1, False),
+        ("category=padded", _parquet([dict(r, category=" c ") for r in rows]), None, True),
+    ]
+    for field in ("model", "item_id"):
+        cases += [
+            (f"{field}=null", cell(field, None), BAD_LINE, False),
+            (f"{field}=blank", cell(field, ""), BAD_LINE, False),
+            (f"{field}=padded", cell(field, " x \u00a0"), None, True),
+            (f"{field}=float", column(field, lambda v: float(len(v)) + 0.5), 1, False),
+            (f"{field}=bool", column(field, lambda v: len(v) % 2 == 0), 1, False),
+            (f"{field}=list", column(field, lambda v: [v]), 1, False),
+            (f"{field}=struct", column(field, lambda v: {"name": v}), 1, False),
+        ]
+    cases.append(("model=integer", column("model", len), None, True))
+    return cases
+
+
 def make_corpus(root: Path) -> list[Case]:
     """Write every case under ``root`` (one folder per case) and list them."""
     cases = []
@@ -466,6 +540,10 @@ def make_corpus(root: Path) -> list[Case]:
             columns = {"matrix": [0, 1, 2], "long_csv": [0, 1, 2], "cot_baselines": [2, 3]}[reader]
             for case, broken, line in _cell_cases(data, columns):
                 write(reader, case, name, broken, line)
+    # Long Parquet: its own breakages (a binary file has no lines to re-encode).
+    write("long_parquet", "valid", "long.parquet", _parquet(_parquet_base()), None, True)
+    for case, broken, line, accept in _parquet_cases():
+        write("long_parquet", case, "long.parquet", broken, line, accept)
     # The issue's CSV case: a bad byte on line 100 must be reported as line 100.
     name, data, _ = _bases()["matrix"]
     lines = data.splitlines(keepends=True)

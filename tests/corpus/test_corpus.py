@@ -68,6 +68,10 @@ def test_valid_bases_are_read_and_whole_file_breakages_are_errors(outcomes):
         ("tag_items/item_id=list", "expected a name or id", BAD_LINE, "item_id"),
         ("long_jsonl/deep_nesting", "nested too deeply", BAD_LINE, None),
         ("salitrap_run/nan_literal", "NaN is not valid JSON", BAD_LINE, None),
+        ("long_parquet/truncated", "not a readable Parquet file", None, None),
+        ("long_parquet/correct=two", "score 2 is outside [0, 1]", BAD_LINE, "correct"),
+        ("long_parquet/item_id=float", "expected a name or id", 1, "item_id"),
+        ("long_parquet/model=list", "expected a name or id", 1, "model"),
     ],
 )
 def test_issue_cases_have_their_message(outcomes, case, text, line, field):

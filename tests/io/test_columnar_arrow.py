@@ -147,7 +147,7 @@ def test_ingest_gives_an_arrow_table_for_a_clean_long_file(tmp_path):
 
 def test_python_whitespace_list_is_complete():
     computed = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
-    assert columnar._PY_SPACE == computed
+    assert columnar.PY_SPACE == computed
 
 
 def test_row_groups_with_their_own_dictionaries_read_as_the_row_reader_does(tmp_path):

@@ -41,6 +41,9 @@ class Accounting:
     path: str = ""
     #: The input format the run was read as (kinds with several formats set it).
     format: str = ""
+    #: When the run's labelled file is the raw file's bytes: what the warehouse
+    #: adds while reading it (:class:`rederive.io.verbatim.Copy`).
+    verbatim: dict | None = None
 
     def exclude(self, reason: str, line: int | None = None) -> None:
         self.excluded[reason] += 1
@@ -60,19 +63,23 @@ class Accounting:
             )
 
     def to_dict(self) -> dict:
-        return {
-            "study": self.study,
-            "run": self.run,
-            "file": self.file,
-            "sha256": self.sha256,
-            "rows_read": self.rows_read,
-            "rows_used": self.rows_used,
-            "rows_excluded": self.rows_excluded,
-            "excluded": dict(sorted(self.excluded.items())),
-            "example_lines": {k: v for k, v in sorted(self.example_lines.items())},
-            "notes": self.notes,
-            "path": self.path or self.file,
-        } | ({"format": self.format} if self.format else {})
+        return (
+            {
+                "study": self.study,
+                "run": self.run,
+                "file": self.file,
+                "sha256": self.sha256,
+                "rows_read": self.rows_read,
+                "rows_used": self.rows_used,
+                "rows_excluded": self.rows_excluded,
+                "excluded": dict(sorted(self.excluded.items())),
+                "example_lines": {k: v for k, v in sorted(self.example_lines.items())},
+                "notes": self.notes,
+                "path": self.path or self.file,
+            }
+            | ({"format": self.format} if self.format else {})
+            | ({"verbatim": self.verbatim} if self.verbatim is not None else {})
+        )
 
     def write(self, path: str | Path) -> None:
         self.check_balance()
@@ -105,6 +112,12 @@ def load_accounting(paths) -> pd.DataFrame:
 def load_formats(paths) -> dict[str, str]:
     """The input format of each run, from accounting JSONs that record one."""
     return {record["run"]: record.get("format", "") for record in _records(paths)}
+
+
+def load_copies(paths) -> dict[str, dict]:
+    """The verbatim copies' info by run (:class:`rederive.io.verbatim.Copy`), from
+    the accounting JSONs of the runs that have one."""
+    return {r["run"]: r["verbatim"] for r in _records(paths) if r.get("verbatim") is not None}
 
 
 def load_runs(paths) -> pd.DataFrame:
@@ -165,7 +178,9 @@ def ensure_accounting(accounting: Accounting | None, *, file: str) -> Accounting
 def write_ingested(labelled, accounting: Accounting, labelled_path, accounting_path) -> None:
     """One run's outputs of an ``ingest_<study>_batch`` job: labelled parquet, accounting JSON.
 
-    ``labelled`` may be an Arrow table carrying a frame's pandas metadata
+    ``labelled`` may be the bytes of a verbatim copy of the raw file
+    (:mod:`rederive.io.verbatim`), written as they are, or an Arrow table
+    carrying a frame's pandas metadata
     (:func:`rederive.studies.benchmark.ingest.label_table`). Its dictionary
     columns are written as the dictionaries they are and no column statistics
     are kept (nothing reads them; hashing the columns again and the statistics
@@ -173,7 +188,9 @@ def write_ingested(labelled, accounting: Accounting, labelled_path, accounting_p
     is not stored (only the pandas metadata), so the file reads back with the
     types and values of the frame ``to_parquet`` writes.
     """
-    if isinstance(labelled, pd.DataFrame):
+    if isinstance(labelled, bytes):
+        Path(labelled_path).write_bytes(labelled)
+    elif isinstance(labelled, pd.DataFrame):
         labelled.to_parquet(labelled_path, index=False)
     else:
         import pyarrow as pa

@@ -41,7 +41,7 @@ MAX_BYTES = 1 << 30
 
 # Exactly the characters str.strip() removes (those whose str.isspace() is true;
 # a test recomputes them: listing them here saves 0.1 s at every import).
-_PY_SPACE = (
+PY_SPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
@@ -159,7 +159,7 @@ class Text:
 
 def clean_strings(values: pa.Array) -> pa.Array:
     """``_text`` of each string: stripped of exactly ``str.strip``'s characters, blank → null."""
-    trimmed = pc.utf8_trim(values, characters=_PY_SPACE)
+    trimmed = pc.utf8_trim(values, characters=PY_SPACE)
     return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
 
 
@@ -268,6 +268,18 @@ def all_distinct(key: np.ndarray) -> bool:
     return len(np.unique(key)) == len(key)
 
 
+def _id_type(kind: pa.DataType) -> bool:
+    """Whether a column of this type holds ids the row reader takes (text or integers)."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_null(kind)
+    )
+
+
 def _blank_python(value) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -323,6 +335,9 @@ def long_table(
     fields = table.column_names
     if len(set(fields)) != len(fields) or not set(_LONG_REQUIRED) <= set(fields):
         raise NotFast("duplicated or missing columns")
+    for field in ("model", "item_id"):
+        if not _id_type(table.schema.field(field).type):
+            raise NotFast("an id column that is neither text nor integers")
     # A row is skipped when every cell is blank; only rows with a blank model can be.
     model = text(table["model"])
     blank = model.blank()

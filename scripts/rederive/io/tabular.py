@@ -376,7 +376,12 @@ def _graded_frame(rows, *, name: str, default_task: str, accounting) -> pd.DataF
 
 
 def _iter_long_table(table, name):
-    """Rows of a Parquet long table as ``(row number, record)``, all-blank rows skipped."""
+    """Rows of a Parquet long table as ``(row number, record)``, all-blank rows skipped.
+
+    Model and item ids must be text or integers, as in a JSONL file: a float,
+    boolean, list or struct id would otherwise become a name like ``1.0`` or
+    ``['m']`` (pandas writes an integer column with a gap as floats).
+    """
     for field in _LONG_REQUIRED:
         if field not in table.column_names:
             raise InputError("required column is missing", file=name, field=field)
@@ -386,6 +391,9 @@ def _iter_long_table(table, name):
             number += 1
             if all(v is None or (isinstance(v, str) and not v.strip()) for v in record.values()):
                 continue
+            for field in ("model", "item_id"):
+                if record[field] is not None:  # null is reported as blank by read_long
+                    require_id(record, field, file=name, line=number)
             yield number, record
 
 

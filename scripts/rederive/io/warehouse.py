@@ -23,17 +23,17 @@ from rederive.io.batches import in_run_order
 def build(
     db_path: str | Path,
     tables: dict[str, pd.DataFrame],
-    sql_tables: dict[str, tuple[str, dict]] | None = None,
+    sql_tables: dict[str, list[tuple[str, dict]]] | None = None,
 ) -> None:
     """Write ``tables`` (name → DataFrame) into a fresh DuckDB file atomically.
 
-    ``sql_tables`` (name → (SELECT, parameters)) are created by DuckDB itself,
-    first, e.g. straight from the per-run Parquet files, so their rows never
-    become Python objects.
+    ``sql_tables`` (name → SELECTs with their parameters, stacked by
+    :func:`create_stacked`) are created by DuckDB itself, first, e.g. straight
+    from the per-run Parquet files, so their rows never become Python objects.
     """
     with building(db_path) as con:
-        for name, (sql, params) in (sql_tables or {}).items():
-            con.execute(f'CREATE TABLE "{name}" AS {sql}', params)
+        for name, statements in (sql_tables or {}).items():
+            create_stacked(con, name, statements)
         write_frames(con, tables)
 
 
@@ -182,6 +182,58 @@ def labelled_sql(paths, extra: str = "") -> tuple[str, dict]:
         f"SELECT *{extra} FROM read_parquet($files, union_by_name = true)",
         {"files": files},
     )
+
+
+def stacked_statements(paths, copies: dict[str, dict], extra: str = "") -> list[tuple[str, dict]]:
+    """SELECTs that stack the per-run labelled files in run order, as :func:`labelled_sql`
+    does, when some of them are verbatim copies of the raw file.
+
+    ``copies`` maps a run to its copy's info (:class:`rederive.io.verbatim.Copy`,
+    kept in the run's accounting). Consecutive labelled tables are one
+    :func:`labelled_sql`, consecutive copies of one schema one
+    :func:`rederive.io.verbatim.select_sql`; :func:`create_stacked` runs them in
+    order. Without copies it is :func:`labelled_sql` alone.
+    """
+    from rederive.io import verbatim
+
+    segments: list[tuple[str | None, list[str], list[dict]]] = []
+    for path in in_run_order(paths):
+        run = Path(path).name.removesuffix(".parquet")
+        info = copies.get(run)
+        schema = None if info is None else repr(info["columns"])
+        if not segments or segments[-1][0] != schema:
+            segments.append((schema, [], []))
+        segments[-1][1].append(path)
+        segments[-1][2].append({**info, "run": run} if info is not None else {})
+    return [
+        labelled_sql(files, extra) if schema is None else verbatim.select_sql(files, infos, extra)
+        for schema, files, infos in segments
+    ] or [labelled_sql([], extra)]
+
+
+def create_stacked(con, table: str, statements: list[tuple[str, dict]]) -> None:
+    """``CREATE TABLE table`` from :func:`stacked_statements`' SELECTs, rows in their order.
+
+    Columns are the union by name, in order of first appearance (as
+    ``read_parquet(union_by_name = true)`` gives them over all the files);
+    one statement is one ``CREATE TABLE AS``.
+    """
+    if len(statements) == 1:
+        sql, params = statements[0]
+        con.execute(f'CREATE TABLE "{table}" AS {sql}', params)
+        return
+    columns: dict[str, str] = {}
+    for sql, params in statements:
+        for name, kind, *_ in con.execute(f"DESCRIBE {sql}", params).fetchall():
+            columns.setdefault(name, kind)
+    quoted = ", ".join(f"{_identifier(name)} {kind}" for name, kind in columns.items())
+    con.execute(f'CREATE TABLE "{table}" ({quoted})')
+    for sql, params in statements:
+        con.execute(f'INSERT INTO "{table}" BY NAME {sql}', params)
+
+
+def _identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def read_labelled(

@@ -8,6 +8,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rederive.errors import relpath
+from rederive.io import verbatim
 from rederive.io.formats import _sniff
 from rederive.io.run_files import flat_runs
 from rederive.io.tabular import read_long, read_long_table
@@ -57,6 +59,16 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
 def read_table(path: Path, *, params: dict, accounting) -> pa.Table | pd.DataFrame:
     """:func:`read`, kept in Arrow when the columnar path reads the file."""
     return read_long_table(path, accounting=accounting)
+
+
+def read_verbatim(path: Path, *, params: dict, accounting) -> verbatim.Copy | None:
+    """A clean Parquet file as its own labelled file (:mod:`rederive.io.verbatim`),
+    or ``None`` for :func:`read_table` to read."""
+    if Path(path).suffix.lower() != ".parquet":
+        return None
+    return verbatim.read_long_parquet(
+        path, name=relpath(path), default_task=Path(path).stem, fmt=NAME, accounting=accounting
+    )
 
 
 def reported(path: Path, *, params: dict) -> pd.DataFrame:

@@ -86,20 +86,36 @@ def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
 
 
 def ingest(
-    run_id: str, fmt: str, path: Path, files: list[Path], params: dict, *, arrow: bool = False
+    run_id: str,
+    fmt: str,
+    path: Path,
+    files: list[Path],
+    params: dict,
+    *,
+    arrow: bool = False,
+    copy: bool = False,
 ):
     """One run's labelled frame and accounting.
 
     With ``arrow`` a run the columnar path read comes back as an Arrow table
     (:func:`label_table`: the same Parquet file, without a pandas frame between).
+    With ``copy`` a run whose raw file is already its labelled rows (a clean
+    Parquet long file, :mod:`rederive.io.verbatim`) comes back as that file's
+    bytes, its accounting saying what the warehouse adds while reading it.
     """
     accounting = Accounting(
-        study="benchmark",
-        run=run_id,
-        file=relpath(path),
-        sha256=content_hash(files),
-        format=fmt,
+        study="benchmark", run=run_id, file=relpath(path), sha256="", format=fmt
     )
+    module = formats.get(fmt)
+    if copy and hasattr(module, "read_verbatim") and files == [Path(path)]:
+        verbatim = module.read_verbatim(path, params=params, accounting=accounting)
+        if verbatim is not None:
+            # The accounting's hash is of exactly the bytes copied.
+            accounting.sha256 = verbatim.sha256
+            accounting.verbatim = verbatim.info
+            accounting.check_balance()
+            return verbatim.data, accounting
+    accounting.sha256 = content_hash(files)
     frame = read_run(fmt, path, params=params, accounting=accounting)
     if isinstance(frame, pa.Table):
         # A run with no row left keeps the pandas path: its empty text
@@ -116,11 +132,11 @@ def ingest(
 
 def ingest_with_reported(source: dict, readers: dict, batch: str):
     """Ingest one run (``source``: run, format, path, files); write the harness's
-    reported scores into the batch folder and return (labelled frame or Arrow
-    table, accounting)."""
+    reported scores into the batch folder and return (labelled frame, Arrow
+    table or the bytes of a verbatim copy, accounting)."""
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
     files = [Path(p) for p in source["files"]]
-    frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True)
+    frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True, copy=True)
     target = batches.run_file(batch, "reported", run_id)
     scores = None
     if getattr(formats.get(fmt), "REPORTS", True):

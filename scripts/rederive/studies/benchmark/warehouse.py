@@ -35,7 +35,7 @@ import pandas as pd
 
 from rederive.errors import InputError, relpath
 from rederive.io import warehouse
-from rederive.io.accounting import load_runs
+from rederive.io.accounting import load_copies, load_runs
 from rederive.io.batches import per_run_files
 from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
@@ -657,13 +657,16 @@ def build_tables(
     return {"responses": responses, "scores": scores, **tables}
 
 
-def responses_sql(labelled: list[str]) -> tuple[str, dict]:
-    """The ``responses`` table (every labelled row and its ``item_key``) as one SELECT.
+def responses_sql(labelled: list[str], copies: dict | None = None) -> list[tuple[str, dict]]:
+    """The ``responses`` table (every labelled row and its ``item_key``) as SELECTs
+    for :func:`rederive.io.warehouse.create_stacked`.
 
-    The labelled rows in run order (:func:`rederive.io.warehouse.labelled_sql`),
-    with ``item_key`` = ``task:item_id``, without the rows in pandas.
+    The labelled rows in run order (:func:`rederive.io.warehouse.stacked_statements`:
+    labelled tables and verbatim copies of raw files alike), with ``item_key`` =
+    ``task:item_id``, without the rows in pandas.
     """
-    return warehouse.labelled_sql(labelled, f", task || '{ITEM_KEY_SEP}' || item_id AS item_key")
+    extra = f", task || '{ITEM_KEY_SEP}' || item_id AS item_key"
+    return warehouse.stacked_statements(labelled, copies or {}, extra)
 
 
 def main(snakemake):
@@ -676,11 +679,11 @@ def main(snakemake):
     reported = [
         read_csv(p, dtype={"model": str, "task": str}) for p in per_run_files(ingested, "reported")
     ]
+    accounting = per_run_files(ingested, "accounting")
     with warehouse.building(snakemake.output.db) as con:
-        sql, params = responses_sql(labelled)
-        con.execute(f"CREATE TABLE responses AS {sql}", params)
+        warehouse.create_stacked(con, "responses", responses_sql(labelled, load_copies(accounting)))
         tables = build_in(con, metadata, p.item_sets, shared)
-        tables["accounting"] = load_runs(per_run_files(ingested, "accounting"))
+        tables["accounting"] = load_runs(accounting)
         tables["reported"] = pd.concat(reported, ignore_index=True) if reported else pd.DataFrame()
         warehouse.write_frames(con, tables)
 
