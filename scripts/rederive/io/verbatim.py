@@ -57,22 +57,6 @@ LONG_COLUMNS = ("model", "item_id", "correct", "task", "category", "epoch", "res
 REQUIRED = ("model", "item_id", "correct")
 #: Columns DuckDB's Parquet reader adds to every file.
 VIRTUAL = {"filename", "file_row_number", "file_index"}
-#: What the rewrite adds to a long file's rows: a run's labelled columns, in order.
-LABELLED = (
-    "run",
-    "format",
-    "model",
-    "task",
-    "item_id",
-    "category",
-    "correct",
-    "epoch",
-    "source_file",
-    "line",
-    "doc_hash",
-    "response",
-    "metric",
-)
 #: Files above this size are rewritten (a copy holds the file's bytes at once).
 MAX_BYTES = columnar.MAX_BYTES
 
