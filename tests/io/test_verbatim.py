@@ -85,6 +85,14 @@ CLEAN = {
         prompt=["long prompt", "other"],
         tokens=[12, 40],
     ),
+    # Edge bytes that whitespace characters also have, in non-space characters:
+    # 0xE2/0xE3 lead bytes, 0x80/0xA0/0x85 last bytes.
+    "edge_bytes_of_non_spaces": table(
+        model=["–m™", "–m™", "–m™", "–m™"],
+        item_id=["ツ", "…", "À", "Ġ"],
+        correct=[1, 0, 1, 0],
+        response=["\u2026ok\u3042", None, "Å", "xÀ"],
+    ),
     "large_strings": table(
         model=pa.array(["m", "m"], pa.large_string()),
         item_id=pa.array(["1", "2"], pa.large_string()),
@@ -213,6 +221,28 @@ def test_a_clean_file_is_copied_and_reads_as_the_rewritten_one(tmp_path, name):
 def test_a_file_the_cleaning_changes_is_rewritten(tmp_path, name):
     path = write(tmp_path / "long", name, REWRITTEN[name])
     _, copies, _ = both_ways(tmp_path, [path])
+    assert copies == {}
+
+
+@pytest.mark.parametrize("field", ["item_id", "response"])
+@pytest.mark.parametrize("where", ["start", "end"])
+def test_every_whitespace_character_at_an_edge_is_left_to_the_cleaning(tmp_path, field, where):
+    from rederive.io.columnar import PY_SPACE
+
+    assert len(PY_SPACE) == 29
+    folder = tmp_path / "long"
+    paths = []
+    for i, space in enumerate(PY_SPACE):
+        cell = f"{space}x{i}" if where == "start" else f"x{i}{space}"
+        values = {"item_id": [cell, "y"], "response": [cell, "r"]}
+        data = table(
+            model=["m", "m"],
+            item_id=values["item_id"] if field == "item_id" else ["a", "b"],
+            correct=[1, 0],
+            response=values["response"] if field == "response" else ["r", "s"],
+        )
+        paths.append(write(folder, f"space{i:02d}", data))
+    _, copies, _ = both_ways(tmp_path, paths)
     assert copies == {}
 
 

@@ -145,9 +145,22 @@ def _cells(column: pa.ChunkedArray) -> tuple[pa.Array, pa.Array | None]:
     return column, None
 
 
+# The first and the last UTF-8 byte of every character str.strip() removes: a
+# string whose first and last bytes are outside these has no such character at
+# either edge, so only the few others need the exact check.
+_EDGE_FIRST = np.zeros(256, dtype=bool)
+_EDGE_FIRST[[c.encode()[0] for c in columnar.PY_SPACE]] = True
+_EDGE_LAST = np.zeros(256, dtype=bool)
+_EDGE_LAST[[c.encode()[-1] for c in columnar.PY_SPACE]] = True
+
+
 def _check_clean(values: pa.Array) -> None:
     """NotVerbatim unless every non-null string is valid UTF-8, not blank, and without
-    whitespace at an edge: exactly the strings the reader's cleaning keeps as they are."""
+    whitespace at an edge: exactly the strings the reader's cleaning keeps as they are.
+
+    Runs over the strings' offsets and edge bytes (no string is copied or hashed:
+    a column of long distinct replies costs its UTF-8 validation only).
+    """
     if not _text_type(values.type):
         return  # integers and nulls: nothing to clean
     try:
@@ -155,16 +168,21 @@ def _check_clean(values: pa.Array) -> None:
     except pa.ArrowInvalid:
         raise NotVerbatim("invalid UTF-8") from None
     values = values.cast(pa.string())
-    lengths = np.diff(
-        np.frombuffer(values.buffers()[1], np.int32, len(values) + 1, 4 * values.offset)
-    )
     if values.null_count:
-        lengths = lengths[values.is_valid().to_numpy(zero_copy_only=False)]
-    if len(lengths) and lengths.min() == 0:
+        values = values.drop_null()
+    if not len(values):
+        return
+    offsets = np.frombuffer(values.buffers()[1], np.int32, len(values) + 1, 4 * values.offset)
+    starts, stops = offsets[:-1], offsets[1:]
+    if np.any(stops == starts):
         raise NotVerbatim("a blank cell")
-    # utf8_trim over exactly str.strip's characters (columnar.clean_strings).
-    if not pc.utf8_trim(values, characters=columnar.PY_SPACE).equals(values):
-        raise NotVerbatim("whitespace at an edge")
+    data = np.frombuffer(values.buffers()[2], np.uint8)
+    suspect = _EDGE_FIRST[data[starts]] | _EDGE_LAST[data[stops - 1]]
+    if suspect.any():
+        # utf8_trim over exactly str.strip's characters (columnar.clean_strings).
+        doubtful = values.filter(pa.array(suspect))
+        if not pc.utf8_trim(doubtful, characters=columnar.PY_SPACE).equals(doubtful):
+            raise NotVerbatim("whitespace at an edge")
 
 
 def _unchanged_text(column: pa.ChunkedArray) -> columnar.Text:
@@ -265,10 +283,13 @@ def read_long_parquet(path, *, name: str, default_task: str, fmt: str, accountin
             return None
         data = Path(path).read_bytes()
         metadata = pq.read_metadata(pa.BufferReader(data))
+        # Names, tasks and categories repeat: read as dictionaries, each distinct
+        # value is checked once. Item ids and replies are mostly distinct, and a
+        # dictionary would hash every one of them.
         text = [
             f.name
             for f in metadata.schema.to_arrow_schema()
-            if f.name in LONG_COLUMNS and f.name != "item_id" and _text_type(f.type)
+            if f.name in ("model", "task", "category") and _text_type(f.type)
         ]
         handle = pq.ParquetFile(pa.BufferReader(data), metadata=metadata, read_dictionary=text)
         schema = handle.schema_arrow
