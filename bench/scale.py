@@ -182,6 +182,19 @@ def side_by_side(jobs: dict, folder: Path, cores: int, file_format: str) -> str:
     return "\n".join(lines)
 
 
+def copied(work: Path, study: str) -> str:
+    """How many runs' labelled files are verbatim copies of the raw file
+    (:mod:`rederive.io.verbatim`) rather than rewritten tables."""
+    import json
+
+    records = [
+        json.loads(p.read_text())
+        for p in (work / "results" / study / "ingested").glob("*/accounting/*.json")
+    ]
+    n_copied = sum(1 for r in records if r.get("verbatim"))
+    return f"\nlabelled files: {n_copied:,} of {len(records):,} runs copied verbatim"
+
+
 def measured(cmd: list[str], cwd: Path) -> None:
     """Run ``cmd``; print its exit code, CPU seconds and peak RSS as the last stderr line.
 
@@ -315,6 +328,7 @@ def main(argv=None) -> None:
             rules = per_rule(work, args.study)
             if args.study == "benchmark" and "ingest" in rules:
                 print(side_by_side(rules["ingest"], raw / "long", args.cores, args.file_format))
+                print(copied(work, args.study))
             sys.stdout.flush()
             if not args.keep:
                 shutil.rmtree(work)
