@@ -115,3 +115,25 @@ def test_a_kind_the_job_did_not_write_is_missing(tmp_path):
 def test_in_run_order_ignores_the_folder():
     paths = ["x/b07/labelled/a.parquet", "x/b00/labelled/c.parquet", "x/b03/labelled/b.parquet"]
     assert in_run_order(paths) == [paths[0], paths[2], paths[1]]
+
+
+def test_runs_without_a_file_of_an_optional_kind_are_listed_and_checked(tmp_path):
+    from rederive.io.batches import finish
+
+    dirs = _ingested(tmp_path, ["a", "b", "c"], 1, kinds=("labelled", "reported"))
+    run_file(dirs[0], "reported", "b").unlink()
+    finish(dirs[0], ("labelled", "reported"))
+    assert [p.rsplit("/", 1)[1] for p in per_run_files(dirs, "reported")] == ["a.csv", "c.csv"]
+    # A file for a run listed as without one was put there later.
+    run_file(dirs[0], "reported", "b").write_text("b")
+    with pytest.raises(InputError, match="of no ingested run"):
+        per_run_files(dirs, "reported")
+
+
+def test_a_run_without_its_labelled_file_is_an_error_when_the_batch_ends(tmp_path):
+    from rederive.io.batches import finish
+
+    dirs = _ingested(tmp_path, ["a", "b"], 1, kinds=("labelled", "accounting"))
+    run_file(dirs[0], "accounting", "a").unlink()
+    with pytest.raises(InputError, match="wrote no file"):
+        finish(dirs[0], ("labelled", "accounting"))

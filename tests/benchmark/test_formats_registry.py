@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from rederive.errors import InputError
@@ -25,10 +26,14 @@ def test_every_format_has_the_interface_and_a_unique_name():
         formats.get("helmet")
 
 
-def test_a_format_without_aggregates_writes_the_reported_file_reported_would(tmp_path):
-    """``REPORTS = False`` skips ``reported``: the file ingest writes instead must be
-    the one the empty frame gives (a format that gains aggregates must drop the flag)."""
+def test_a_format_without_aggregates_writes_no_reported_file(tmp_path):
+    """``REPORTS = False`` skips ``reported``: the run has no reported file, the batch's
+    manifest lists it as without one, and the warehouse's ``reported`` table is the
+    one the empty frames give (a format that gains aggregates must drop the flag)."""
+    from rederive.io.accounting import ingest_batch
+    from rederive.io.batches import per_run_files
     from rederive.studies.benchmark import ingest
+    from rederive.studies.benchmark.warehouse import empty_reported_frame
 
     silent = [m for m in formats.FORMATS if not getattr(m, "REPORTS", True)]
     assert {m.NAME for m in silent} == {"long", "matrix", "eval_arena"}
@@ -38,13 +43,20 @@ def test_a_format_without_aggregates_writes_the_reported_file_reported_would(tmp
     run = tmp_path / "run.csv"
     run.write_text("model,item_id,correct\nm,1,1\n")
     batch = tmp_path / "batch"
-    (batch / "reported").mkdir(parents=True)
     source = {"run": "r1", "format": "long", "path": str(run), "files": [str(run)]}
-    ingest.ingest_with_reported(source, {}, batch)
-    written = (batch / "reported" / "r1.csv").read_text()
+    ingest_batch(
+        batch,
+        ["r1"],
+        [str(run)],
+        lambda _run, _path: ingest.ingest_with_reported(source, {}, batch),
+        kinds=("labelled", "accounting", "reported"),
+    )
+    assert not (batch / "reported" / "r1.csv").exists()
+    assert json.loads((batch / "manifest.json").read_text())["absent"] == {"reported": ["r1"]}
+    assert per_run_files([batch], "reported") == []
     empty = ingest.reported("long", run, params={})
     empty.insert(0, "run", "r1")
-    assert written == empty.to_csv(index=False, lineterminator="\n")
+    pd.testing.assert_frame_equal(empty_reported_frame(), empty.astype(object))
 
 
 def test_every_format_is_an_inputs_key_of_the_schema():

@@ -12,11 +12,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, under_root
 from rederive.io import batches
 from rederive.io.batches import in_run_order
+from rederive.lazy import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +263,7 @@ def ingest_batch(
             accounting.rows_used,
             accounting.rows_excluded,
         )
+    batches.finish(batch_dir, kinds)
 
 
 def require_usable_rows(accounting: pd.DataFrame, *, what: str = "row") -> None:

@@ -9,6 +9,11 @@ per-run files one job per run used to write::
     labelled/<run>.parquet   accounting/<run>.json   reported/<run>.csv (benchmark)
     manifest.json            the runs the job ingested
 
+A run has a labelled and an accounting file; a run without a file of another
+kind (a format with no harness aggregate has nothing to report) is listed in
+the manifest under ``absent`` instead: at thousands of runs an empty file a
+run is thousands of file creations.
+
 A run's batch is a stable hash of its id alone, so adding, removing or changing
 one run re-runs only its batch, whatever other runs are present.
 
@@ -134,8 +139,9 @@ def per_run_files(batch_dirs: Iterable[str | Path], kind: str) -> list[str]:
         manifest = batch_dir / MANIFEST
         if not manifest.is_file():
             raise InputError(f"missing ingest manifest: {redo}", file=manifest)
-        runs = json.loads(manifest.read_text())["runs"]
-        expected = [run_file(batch_dir, kind, run) for run in runs]
+        listed = json.loads(manifest.read_text())
+        absent = set(listed.get("absent", {}).get(kind, []))
+        expected = [run_file(batch_dir, kind, run) for run in listed["runs"] if run not in absent]
         for path in expected:
             if not path.is_file():
                 raise InputError(f"missing per-run file: {redo}", file=path)
@@ -161,3 +167,35 @@ def prepare(batch_dir: str | Path, kinds: Iterable[str], runs: Iterable[str]) ->
         (batch_dir / kind).mkdir(parents=True, exist_ok=True)
     manifest = {"runs": sorted(runs)}
     (batch_dir / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+#: Per-run files every ingested run has (:func:`finish` refuses a run without one).
+ALWAYS = ("labelled", "accounting")
+
+
+def finish(batch_dir: str | Path, kinds: Iterable[str]) -> None:
+    """List, in the manifest, the runs without a file of each optional kind.
+
+    Called when the job has written every run's files; :func:`per_run_files`
+    then expects exactly the others.
+
+    Raises
+    ------
+    InputError
+        A run without its labelled or accounting file (a bug in the kind's
+        ingest, named with the file).
+    """
+    batch_dir = Path(batch_dir)
+    manifest = json.loads((batch_dir / MANIFEST).read_text())
+    absent = {}
+    for kind in kinds:
+        folder = batch_dir / kind
+        have = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+        missing = [r for r in manifest["runs"] if f"{r}{SUFFIXES[kind]}" not in have]
+        if missing and kind in ALWAYS:
+            raise InputError("the ingest wrote no file for this run", file=folder / missing[0])
+        if missing:
+            absent[kind] = missing
+    if absent:
+        manifest["absent"] = absent
+        (batch_dir / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")

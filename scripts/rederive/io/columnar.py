@@ -27,13 +27,13 @@ from __future__ import annotations
 import csv
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from rederive.errors import InputError
 from rederive.io.accounting import EXAMPLE_LINES
+from rederive.lazy import pandas as pd
 
 # Files above this size are left to the row reader, which streams (this path
 # holds the file's bytes and a few position arrays at once).

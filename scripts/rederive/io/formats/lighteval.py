@@ -46,13 +46,12 @@ import json
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting
 from rederive.io.formats._readkit import field, files_under, head, json_object, reported_frame
 from rederive.io.source import check_file
 from rederive.io.tabular import frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 NAME = "lighteval"
 DESCRIPTION = "lighteval --save-details output (details/<model>/<ts>/details_<task>_<ts>.parquet)"

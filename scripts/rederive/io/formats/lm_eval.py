@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.io import lm_eval as reader
 from rederive.io.run_files import refuse_compressed
+from rederive.lazy import pandas as pd
 
 NAME = "lm_eval"
 DESCRIPTION = (

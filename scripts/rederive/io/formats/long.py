@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -13,6 +12,7 @@ from rederive.io import verbatim
 from rederive.io.formats import _sniff
 from rederive.io.run_files import flat_runs
 from rederive.io.tabular import read_long, read_long_table
+from rederive.lazy import pandas as pd
 
 NAME = "long"
 DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"

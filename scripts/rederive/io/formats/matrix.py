@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError
 from rederive.io.formats import _sniff
 from rederive.io.run_files import flat_runs
 from rederive.io.tabular import parse_correct, read_matrix_csv
+from rederive.lazy import pandas as pd
 
 NAME = "matrix"
 DESCRIPTION = "items × models CSV: first column the item id, one 0/1 column per model"

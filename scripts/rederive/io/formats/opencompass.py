@@ -47,12 +47,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.accounting import Accounting
 from rederive.io.formats._readkit import field, files_under, head, json_object, reported_frame
 from rederive.io.tabular import frame_from_records, graded_row, parse_correct
+from rederive.lazy import pandas as pd
 
 NAME = "opencompass"
 DESCRIPTION = "OpenCompass results/<model>/<dataset>.json with per-example details"

@@ -36,12 +36,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from rederive.errors import InputError, relpath
 from rederive.io.formats import _sniff
 from rederive.io.source import read_json
 from rederive.io.tabular import frame_from_records, graded_row
+from rederive.lazy import pandas as pd
 
 NAME = "swebench"
 DESCRIPTION = "SWE-bench harness run reports <model>.<run_id>.json (schema_version 2)"

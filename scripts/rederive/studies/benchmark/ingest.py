@@ -11,13 +11,13 @@ import functools
 import hashlib
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 
 from rederive.errors import relpath
 from rederive.io import batches, columnar, formats
 from rederive.io.accounting import Accounting, ingest_batch
 from rederive.io.hashing import sha256_file
+from rederive.lazy import pandas as pd
 from rederive.runner import run
 
 
@@ -43,7 +43,7 @@ def read_run(fmt: str, path: Path, *, params: dict, accounting: Accounting):
     return reader(path, params=params, accounting=accounting)
 
 
-def label(frame: pd.DataFrame, run_id: str, fmt: str) -> pd.DataFrame:
+def label(frame: "pd.DataFrame", run_id: str, fmt: str) -> "pd.DataFrame":
     """The labelled frame of a reader frame: ``run`` and ``format`` first, ``metric`` last."""
     if "metric" not in frame.columns:
         # Formats without a per-sample metric name: the score is the file's 0/1 or
@@ -79,7 +79,7 @@ def label_table(table: pa.Table, run_id: str, fmt: str) -> pa.Table:
 REPORTED_COLUMNS = formats.REPORTED_COLUMNS
 
 
-def reported(fmt: str, path: Path, *, params: dict) -> pd.DataFrame:
+def reported(fmt: str, path: Path, *, params: dict) -> "pd.DataFrame":
     """The harness's own aggregate score(s) for the run, to check ours against."""
     scores = formats.get(fmt).reported(path, params=params)
     return scores.reindex(columns=REPORTED_COLUMNS)
@@ -132,17 +132,19 @@ def ingest(
 
 def ingest_with_reported(source: dict, readers: dict, batch: str):
     """Ingest one run (``source``: run, format, path, files); write the harness's
-    reported scores into the batch folder and return (labelled frame, Arrow
+    reported scores into the batch folder (a format without any writes no file)
+    and return (labelled frame, Arrow
     table or the bytes of a verbatim copy, accounting)."""
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
     files = [Path(p) for p in source["files"]]
     frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True, copy=True)
+    if not getattr(formats.get(fmt), "REPORTS", True):
+        # Nothing to report: the batch's manifest lists the run as without one.
+        return frame, accounting
     target = batches.run_file(batch, "reported", run_id)
-    scores = None
-    if getattr(formats.get(fmt), "REPORTS", True):
-        scores = reported(fmt, path, params=readers)
-        scores.insert(0, "run", run_id)
-    if scores is None or scores.empty:
+    scores = reported(fmt, path, params=readers)
+    scores.insert(0, "run", run_id)
+    if scores.empty:
         # What to_csv writes of a frame without rows, at a fraction of its cost.
         target.write_text(",".join(["run", *REPORTED_COLUMNS]) + "\n")
     else:

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from rederive.errors import InputError, relpath
-from rederive.io import warehouse
+from rederive.io import formats, warehouse
 from rederive.io.accounting import load_copies, load_runs
 from rederive.io.batches import per_run_files
 from rederive.io.names import read_csv
@@ -669,6 +669,12 @@ def responses_sql(labelled: list[str], copies: dict | None = None) -> list[tuple
     return warehouse.stacked_statements(labelled, copies or {}, extra)
 
 
+def empty_reported_frame() -> pd.DataFrame:
+    """The ``reported`` table when no run has a harness aggregate (as the
+    header-only CSV each such run once wrote reads)."""
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in ["run", *formats.REPORTED_COLUMNS]})
+
+
 def main(snakemake):
     ingested = snakemake.input.ingested
     labelled = per_run_files(ingested, "labelled")
@@ -684,7 +690,9 @@ def main(snakemake):
         warehouse.create_stacked(con, "responses", responses_sql(labelled, load_copies(accounting)))
         tables = build_in(con, metadata, p.item_sets, shared)
         tables["accounting"] = load_runs(accounting)
-        tables["reported"] = pd.concat(reported, ignore_index=True) if reported else pd.DataFrame()
+        tables["reported"] = (
+            pd.concat(reported, ignore_index=True) if reported else empty_reported_frame()
+        )
         warehouse.write_frames(con, tables)
 
 
