@@ -133,8 +133,8 @@ def ingest(
 def ingest_with_reported(source: dict, readers: dict, batch: str):
     """Ingest one run (``source``: run, format, path, files); write the harness's
     reported scores into the batch folder (a format without any writes no file)
-    and return (labelled frame, Arrow
-    table or the bytes of a verbatim copy, accounting)."""
+    and return (labelled frame, Arrow table or the bytes of a verbatim copy,
+    accounting)."""
     run_id, fmt, path = source["run"], source["format"], Path(source["path"])
     files = [Path(p) for p in source["files"]]
     frame, accounting = ingest(run_id, fmt, path, files, readers, arrow=True, copy=True)
