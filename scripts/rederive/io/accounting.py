@@ -49,6 +49,13 @@ class Accounting:
         if line is not None and len(self.example_lines[reason]) < EXAMPLE_LINES:
             self.example_lines[reason].append(line)
 
+    def exclude_rows(self, reason: str, lines) -> None:
+        """:meth:`exclude` of every row in ``lines`` (their line numbers, in file
+        order) at once, for readers that find them as an array."""
+        self.excluded[reason] += len(lines)
+        examples = self.example_lines[reason]
+        examples.extend(int(line) for line in lines[: max(EXAMPLE_LINES - len(examples), 0)])
+
     @property
     def rows_excluded(self) -> int:
         return sum(self.excluded.values())

@@ -32,7 +32,6 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from rederive.errors import InputError
-from rederive.io.accounting import EXAMPLE_LINES
 from rederive.lazy import pandas as pd
 
 # Files above this size are left to the row reader, which streams (this path
@@ -415,12 +414,7 @@ def long_table(
     accounting.rows_read += n_read
     accounting.rows_used += n_kept
     if missing.any():
-        # The counts of Accounting.exclude without a Python call per excluded row.
-        reason = "missing score"
-        accounting.excluded[reason] += int(missing.sum())
-        examples = accounting.example_lines[reason]
-        room = max(EXAMPLE_LINES - len(examples), 0)
-        examples.extend(int(line) for line in lines[missing][:room])
+        accounting.exclude_rows("missing score", np.asarray(lines)[missing])
     return result
 
 

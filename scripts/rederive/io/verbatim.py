@@ -50,7 +50,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from rederive.io import columnar
-from rederive.io.accounting import EXAMPLE_LINES
 
 #: The long file's columns, and those of them that may be absent.
 LONG_COLUMNS = ("model", "item_id", "correct", "task", "category", "epoch", "response")
@@ -185,11 +184,10 @@ def _check_clean(values: pa.Array) -> None:
             raise NotVerbatim("whitespace at an edge")
 
 
-def _unchanged_text(column: pa.ChunkedArray) -> columnar.Text:
-    """The column as :class:`rederive.io.columnar.Text` (codes for the keys),
-    when cleaning leaves every cell as it is; NotVerbatim otherwise."""
+def _text(column: pa.ChunkedArray) -> columnar.Text:
+    """A checked column (:func:`_check_clean`) as :class:`rederive.io.columnar.Text`,
+    for its codes in the keys."""
     values, indices = _cells(column)
-    _check_clean(values)
     if pa.types.is_null(values.type):
         return columnar.Text(pa.nulls(len(values), pa.string()))
     if pa.types.is_integer(values.type):
@@ -224,13 +222,13 @@ def check_rows(table: pa.Table, *, default_task: str) -> tuple[int, np.ndarray]:
     """
     n_read = table.num_rows
     fields = table.column_names
-    for field in ("model", "item_id"):
-        values, indices = _cells(table[field])
-        if (values if indices is None else indices).null_count:
-            raise NotVerbatim(f"a null {field}")
     for field in ("model", "item_id", "task", "category", "response"):
-        if field in fields:
-            _check_clean(_cells(table[field])[0])
+        if field not in fields:
+            continue
+        values, indices = _cells(table[field])
+        if field in ("model", "item_id") and (values if indices is None else indices).null_count:
+            raise NotVerbatim(f"a null {field}")
+        _check_clean(values)
     missing = np.isnan(_scores(table["correct"]))
     keep = ~missing
     n_kept = int(keep.sum())
@@ -261,9 +259,9 @@ def check_rows(table: pa.Table, *, default_task: str) -> tuple[int, np.ndarray]:
             return n_read, missing
     task_codes = (np.zeros(n_kept, dtype=np.int64), 1)
     if "task" in fields:
-        task_codes = kept(_unchanged_text(table["task"]).filled(default_task).codes())
-    model_codes = kept(_unchanged_text(table["model"]).codes())
-    key = columnar.row_key(model_codes, task_codes, kept(_unchanged_text(items).codes()))
+        task_codes = kept(_text(table["task"]).filled(default_task).codes())
+    model_codes = kept(_text(table["model"]).codes())
+    key = columnar.row_key(model_codes, task_codes, kept(_text(items).codes()))
     if epoch is not None:
         key = columnar.row_key(columnar.dense(key), epoch)
     if not columnar.all_distinct(columnar.dense(key)[0]):
@@ -323,11 +321,7 @@ def read_long_parquet(path, *, name: str, default_task: str, fmt: str, accountin
     accounting.rows_read += n_read
     accounting.rows_used += n_read - int(missing.sum())
     if missing.any():
-        reason = "missing score"
-        accounting.excluded[reason] += int(missing.sum())
-        examples = accounting.example_lines[reason]
-        room = max(EXAMPLE_LINES - len(examples), 0)
-        examples.extend(int(i) + 1 for i in np.flatnonzero(missing)[:room])
+        accounting.exclude_rows("missing score", np.flatnonzero(missing) + 1)
     info = {
         "format": fmt,
         "metric": "correct",
