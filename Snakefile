@@ -23,10 +23,15 @@ include: "rules/benchmark.smk"
 include: "rules/power.smk"
 include: "rules/summary.smk"
 include: "rules/audit.smk"
+include: "rules/changes.smk"
 include: "rules/site.smk"
 
 
 finish_workflow()
+on_nothing_to_do(
+    f"rederive: no changes ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
+    f"{', '.join(BUILD)}); results in results/<name>/, the site in results/site/index.html"
+)
 
 
 # The closing lines, printed after Snakemake's own ("Complete log", elapsed time).

@@ -509,4 +509,5 @@ register_kind(
     power_title="Benchmark model pairs",
     power_unit="items (or clusters, with ``cluster_by``)",
     layout=benchmark_layout,
+    run_inputs=benchmark_run_inputs,
 )

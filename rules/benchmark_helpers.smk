@@ -56,6 +56,12 @@ def benchmark_runs(name):
     return runs
 
 
+def benchmark_run_inputs(name):
+    """Each run's input files (an lm-eval run is a folder of several)."""
+    sources = benchmark_sources(name)
+    return {run: [str(p) for p in sources[run].files()] for run in benchmark_runs(name)}
+
+
 def benchmark_batch_sources(wildcards):
     """The runs of one ingest batch, each with what its reader needs."""
     sources = benchmark_sources(wildcards.analysis)

@@ -7,7 +7,10 @@ from functools import cache
 from pathlib import Path
 
 from rederive.analyses import ConfigError, load_schema, resolve
+from rederive.code_version import RULE_PACKAGES
+from rederive.code_version import library_version as code_version
 from rederive.io.batches import group_runs
+from rederive.io.content_keys import CACHE_FILE as CONTENT_KEYS_FILE
 from rederive.io.content_keys import ContentKeys
 from rederive.io.run_files import (
     RunFilesError,
@@ -66,13 +69,16 @@ KINDS = {}
 _CLAIMED_RULES = set()
 
 
-def register_kind(kind, *, runs, targets, power_title, power_unit, layout):
+def register_kind(
+    kind, *, runs, targets, power_title, power_unit, layout, run_inputs=None
+):
     """Record a kind: the rules defined since the previous kind's file, a
     function listing an analysis's run ids, one listing its targets, the
-    title and resampling unit of its power figure, and its raw_dir layout
+    title and resampling unit of its power figure, its raw_dir layout
     (`paper_layout`, or a function of the analysis name returning what its
-    raw_dir lacks and a sentence on what it must hold). Called at the end of
-    rules/<kind>.smk."""
+    raw_dir lacks and a sentence on what it must hold), and a function giving
+    each run's input files (default: its file in runs/), which the change
+    report hashes. Called at the end of rules/<kind>.smk."""
     if kind not in KIND_NAMES:
         raise ValueError(
             f"kind {kind!r} has rules but is not in the kind enum of "
@@ -87,6 +93,7 @@ def register_kind(kind, *, runs, targets, power_title, power_unit, layout):
         "power_title": power_title,
         "power_unit": power_unit,
         "layout": layout,
+        "run_inputs": run_inputs or paper_run_inputs,
     }
 
 
@@ -262,6 +269,11 @@ def run_files(name):
         stop("input", f"analysis {name}: runs folder {exc}")
 
 
+def paper_run_inputs(name):
+    """Each run's input files: its own file in runs/."""
+    return {run: [str(path)] for run, path in run_files(name).items()}
+
+
 def run_ids(name):
     """Run ids of the analysis's runs/ folder, sorted."""
     return list(run_files(name))
@@ -381,6 +393,28 @@ def summary_targets():
     ]
 
 
+def analysis_rules(name):
+    """The rules that build one analysis: its kind's and the shared ones."""
+    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
+    return [
+        r
+        for r in workflow.rules
+        if r.name in kind_rules and set(r.wildcard_names) == {"analysis"}
+    ]
+
+
+def analysis_outputs(name, folders):
+    """The analysis's declared outputs in results/<name>/<folder>/ for the given
+    folders, in the order the rules declare them."""
+    files = []
+    for rule_ in analysis_rules(name):
+        for out in rule_.output:
+            path = Path(str(out.apply_wildcards({"analysis": name})))
+            if path.parts[:2] == ("results", name) and path.parent.name in folders:
+                files.append(path.as_posix())
+    return list(dict.fromkeys(files))
+
+
 def analysis_checks(wildcards):
     return [f"results/{name}/check/published_check.csv" for name in BUILD]
 
@@ -394,32 +428,17 @@ def raw_inputs(wildcards):
 
 
 # Rules outside the kind files that run once per analysis (written once).
-SHARED_ANALYSIS_RULES = ["plot_power", "audit_published"]
+SHARED_ANALYSIS_RULES = ["plot_power", "audit_published", "report_changes"]
 
 
 # ------------------------------------------------------------ rerun triggers
-def library_version(kind=None):
-    """sha256 of the library code a kind's jobs import: the shared modules plus
-    that kind's package (all packages when ``kind`` is None). The site package
-    counts only for build_site (``kind="site"``)."""
-    import hashlib
-
-    root = Path(workflow.basedir) / "scripts" / "rederive"
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        part = path.relative_to(root).parts
-        if part[0] == "simulate":
-            continue  # generators write raw/, they are not run by the workflow
-        if part[0] == "site" and kind != "site":
-            continue  # only build_site imports it; a page change re-derives no table
-        if kind and part[0] == "studies" and len(part) > 2 and part[1] != kind:
-            continue
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+@cache
+def library_version(kind=None, packages=()):
+    """Hash of the library code a job of ``kind`` imports (rederive.code_version)."""
+    return code_version(Path(workflow.basedir) / "scripts" / "rederive", kind, packages)
 
 
-CONTENT_KEYS = ContentKeys(Path(".snakemake") / "rederive" / "content-keys.json")
+CONTENT_KEYS = ContentKeys(CONTENT_KEYS_FILE)
 
 
 def source_digest(rule_):
@@ -466,18 +485,13 @@ def finish_workflow():
     for name in BUILD:
         check_raw_dir(name)
     rule_kinds = {name: k for k, entry in KINDS.items() for name in entry["rules"]}
-    versions = {}
     for rule_ in workflow.rules:
         if rule_.name == "all":
             continue
-        kind = rule_kinds.get(
-            rule_.name, "site" if rule_.name == "build_site" else None
-        )
-        if kind not in versions:
-            versions[kind] = library_version(kind)
-        rule_.set_params(
-            library_version=versions[kind], source_digest=source_digest(rule_)
-        )
+        # A rule of RULE_PACKAGES imports no kind's package ("-" matches none).
+        kind = rule_kinds.get(rule_.name, "-" if rule_.name in RULE_PACKAGES else None)
+        version = library_version(kind, RULE_PACKAGES.get(rule_.name, ()))
+        rule_.set_params(library_version=version, source_digest=source_digest(rule_))
         if "analysis" in rule_.wildcard_names and any(
             "report" in getattr(out, "flags", {}) for out in rule_.output
         ):
@@ -488,9 +502,13 @@ def finish_workflow():
 
 
 def done_message():
+    """What each analysis's build changed (its change report), then where
+    everything is."""
+    from rederive.changes.closing import closing_lines
+
     names = ", ".join(BUILD)
-    return (
-        f"rederive: done ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
+    return "\n".join(closing_lines(BUILD, STARTED)) + (
+        f"\nrederive: done ({len(BUILD)} {'analysis' if len(BUILD) == 1 else 'analyses'}: "
         f"{names}). Results in results/<name>/; "
         "summary results/summary/published_check.md; "
         "every analysis as a page: results/site/index.html; "
@@ -515,6 +533,28 @@ def failure_message():
     if not messages:
         return "rederive: stopped; the first error above names the job and its log."
     return "\n".join(messages)
+
+
+def on_nothing_to_do(message):
+    """Print ``message`` last when Snakemake finds nothing to be done: it then
+    returns before the onsuccess handler, so the run's own closing line would
+    be missing. Watches Snakemake's log for its "Nothing to be done" message."""
+    import logging
+
+    from snakemake.common import NOTHING_TO_BE_DONE_MSG
+
+    class Watch(logging.Handler):
+        def emit(self, record):
+            if (
+                str(record.msg).startswith(NOTHING_TO_BE_DONE_MSG[:20])
+                and not self.seen
+            ):
+                self.seen = True
+                print_last(message)
+
+    handler = Watch()
+    handler.seen = False
+    logging.getLogger("snakemake.logging").addHandler(handler)
 
 
 def print_last(message):

@@ -6,7 +6,7 @@ import inspect
 
 from snakemake.iocontainers import Wildcards
 
-SITE_FOLDERS = ("tables", "figures", "check")
+SITE_FOLDERS = ("tables", "figures", "check", "changes")
 SITE_FILES = [
     str(p)
     for sub in ("assets", "templates")
@@ -17,24 +17,9 @@ SITE_FILES = [
 NOT_CAPTION_PARAMS = ("library_version", "source_digest")
 
 
-def _analysis_rules(name):
-    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
-    return [
-        r
-        for r in workflow.rules
-        if r.name in kind_rules and set(r.wildcard_names) == {"analysis"}
-    ]
-
-
 def site_outputs(name):
     """The analysis's files the site shows, in the order the rules declare them."""
-    files = []
-    for rule_ in _analysis_rules(name):
-        for out in rule_.output:
-            path = Path(str(out.apply_wildcards({"analysis": name})))
-            if path.parent.name in SITE_FOLDERS and path.parts[:2] == ("results", name):
-                files.append(path.as_posix())
-    return list(dict.fromkeys(files))
+    return analysis_outputs(name, SITE_FOLDERS)
 
 
 def _caption_params(rule_, name):
@@ -66,7 +51,7 @@ def _caption_path(caption):
 
 def site_reports(name):
     reports = {}
-    for rule_ in _analysis_rules(name):
+    for rule_ in analysis_rules(name):
         for out in rule_.output:
             flag = getattr(out, "flags", {}).get("report")
             if flag is None:

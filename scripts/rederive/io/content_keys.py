@@ -24,6 +24,9 @@ import os
 import tempfile
 from pathlib import Path
 
+#: Where the workflow keeps the cache, relative to its working directory.
+CACHE_FILE = Path(".snakemake") / "rederive" / "content-keys.json"
+
 
 def _stat_key(stat: os.stat_result) -> list[int]:
     return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]

@@ -76,6 +76,18 @@ def site_path(path: str, name: str) -> str:
     return PurePosixPath(*parts[start + 1 :]).as_posix()
 
 
+def change_summary(path: Path) -> dict:
+    """What the index says of an analysis's last build: its change line without
+    the analysis's name, and whether anything changed."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    line = record.get("line", "")
+    prefix = f"{record.get('analysis', '')}: "
+    return {
+        "changed": bool(record.get("changed")),
+        "summary": line[len(prefix) :] if line.startswith(prefix) else line,
+    }
+
+
 def provenance_record(prov: dict, name: str) -> dict | None:
     record = prov.get("analyses", {}).get(name)
     if record is None:
@@ -99,6 +111,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
     sections = arrange(list(entry["outputs"]), dict(entry.get("reports", {})), spec.table)
     headline_table = None
     check_counts, check_note = {}, ""
+    changes = None
     page_sections = []
     for title, items in sections.items():
         shown = []
@@ -131,11 +144,17 @@ def analysis_page(entry: dict, prov: dict) -> dict:
                 view["downloads"] = [("Markdown", view["href"]), *companions.items()]
                 if "CSV" in item.companions:
                     rows = read_table(item.companions["CSV"])
-                    view["table"] = failures_first(rows).head(INLINE_ROWS)
-                    if PurePosixPath(item.path).name == "published_check.md":
+                    is_check = PurePosixPath(item.path).name == "published_check.md"
+                    view["table"] = (failures_first(rows) if is_check else rows).head(INLINE_ROWS)
+                    view["table_title"] = (
+                        "Every check, not passing first" if is_check else "Every change"
+                    )
+                    if is_check:
                         check_counts = status_counts(rows)
                         if not rows.rows:
                             check_note = "no published numbers to compare"
+            if item.kind == "download" and PurePosixPath(item.path).name == "changes.json":
+                changes = change_summary(Path(item.path))
             shown.append(view)
         page_sections.append({"id": anchor(title), "title": section_title(title), "entries": shown})
     return {
@@ -150,6 +169,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
         "check_counts": check_counts,
         "check_failing": any(status != "pass" for status in check_counts),
         "check_note": check_note,
+        "changes": changes,
         "sections": page_sections,
         "provenance": provenance_record(prov, name),
     }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 HEADLINE = "Headline"
+CHANGES = "What changed"
 CHECK = "Published check"
 MORE = "More tables"
 DOWNLOADS = "Downloads"
@@ -22,6 +23,7 @@ DOWNLOADS = "Downloads"
 # follow in the order their first output is declared, before the catch-alls.
 SECTION_ORDER = [
     HEADLINE,
+    CHANGES,
     CHECK,
     "Overview",
     "Figures",
@@ -124,7 +126,11 @@ def arrange(
             and str(p.with_suffix({".tex": ".csv", ".pdf": ".png"}[suffix])) in present
         ):
             continue  # listed beside its table or figure
-        if folder == "check" and suffix == ".csv" and str(p.with_suffix(".md")) in present:
+        if (
+            folder in ("check", "changes")
+            and suffix == ".csv"
+            and str(p.with_suffix(".md")) in present
+        ):
             continue  # beside its Markdown report
         companions = {}
         if suffix in twin and str(p.with_suffix(twin[suffix][0])) in present:
@@ -134,6 +140,8 @@ def arrange(
         kind = {".csv": "table", ".png": "figure", ".md": "markdown"}.get(suffix, "download")
         if folder == "check":
             section = CHECK
+        elif folder == "changes":
+            section = CHANGES
         elif kind == "table" and folder == "tables" and p.stem == headline_table:
             section = HEADLINE
         elif report.get("subcategory"):

@@ -4,64 +4,33 @@ in a page."""
 
 from __future__ import annotations
 
-import csv
 import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 from markupsafe import Markup
+
+from rederive.io.csv_text import INLINE_ROWS, Table, read_table
+
+__all__ = [
+    "INLINE_ROWS",
+    "Table",
+    "failures_first",
+    "json_payload",
+    "numeric_columns",
+    "read_table",
+    "status_counts",
+]
 
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?$")
 
 
-# Rows of one table written into its page. A leaderboard of 5,000 models has
-# tables of 5,000 to 30,000 rows (accuracy, items); inlined whole, each page
-# would carry tens of MB of JSON for the browser to parse. The page shows the
-# first rows and says so; the linked CSV (copied beside it) has them all.
-INLINE_ROWS = 1000
-
-
-@dataclass(frozen=True)
-class Table:
-    """A CSV file's header and rows, every cell as its text.
-
-    ``total_rows`` is the row count of the whole file when ``rows`` holds only
-    its first rows (:meth:`head`); ``None`` when ``rows`` is the whole file.
-    """
-
-    columns: list[str]
-    rows: list[list[str]]
-    total_rows: int | None = None
-
-    @property
-    def truncated(self) -> bool:
-        return self.total_rows is not None and self.total_rows > len(self.rows)
-
-    def head(self, n: int = INLINE_ROWS) -> Table:
-        """The first ``n`` rows, remembering how many the file has."""
-        if len(self.rows) <= n:
-            return self
-        return Table(columns=self.columns, rows=self.rows[:n], total_rows=len(self.rows))
-
-    @property
-    def numeric(self) -> list[bool]:
-        """Per column: every non-empty cell is a number (right-aligned on the page)."""
-        flags = []
-        for k in range(len(self.columns)):
-            cells = [row[k].replace(",", "") for row in self.rows if k < len(row) and row[k] != ""]
-            flags.append(bool(cells) and all(_NUMBER.match(c) for c in cells))
-        return flags
-
-
-def read_table(path: str | Path) -> Table:
-    """Read a CSV the workflow wrote; short rows are padded so every row has
-    one cell per column."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle)
-        columns = next(reader, [])
-        rows = [row + [""] * (len(columns) - len(row)) for row in reader]
-    return Table(columns=columns, rows=rows)
+def numeric_columns(table: Table) -> list[bool]:
+    """Per column: every non-empty cell is a number (right-aligned on the page)."""
+    flags = []
+    for k in range(len(table.columns)):
+        cells = [row[k].replace(",", "") for row in table.rows if k < len(row) and row[k] != ""]
+        flags.append(bool(cells) and all(_NUMBER.match(c) for c in cells))
+    return flags
 
 
 def json_payload(table: Table) -> Markup:
@@ -72,7 +41,7 @@ def json_payload(table: Table) -> Markup:
     is unchanged.
     """
     text = json.dumps(
-        {"columns": table.columns, "rows": table.rows, "numeric": table.numeric},
+        {"columns": table.columns, "rows": table.rows, "numeric": numeric_columns(table)},
         ensure_ascii=False,
         separators=(",", ":"),
     )

@@ -1,0 +1,1 @@
+"""What changed between two builds of one analysis: history, change report, diff."""
