@@ -17,10 +17,10 @@ from rederive.site.layout import HEADLINE, anchor, arrange, headline_spec, secti
 from rederive.site.tables import (
     INLINE_ROWS,
     Table,
+    check_badges,
     failures_first,
     json_payload,
     read_table,
-    status_counts,
 )
 
 HERE = Path(__file__).parent
@@ -98,7 +98,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
     spec = headline_spec(entry["kind"])
     sections = arrange(list(entry["outputs"]), dict(entry.get("reports", {})), spec.table)
     headline_table = None
-    check_counts, check_note = {}, ""
+    check_counts, check_note = [], ""
     page_sections = []
     for title, items in sections.items():
         shown = []
@@ -133,7 +133,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
                     rows = read_table(item.companions["CSV"])
                     view["table"] = failures_first(rows).head(INLINE_ROWS)
                     if PurePosixPath(item.path).name == "published_check.md":
-                        check_counts = status_counts(rows)
+                        check_counts = check_badges(rows)
                         if not rows.rows:
                             check_note = "no published numbers to compare"
             shown.append(view)
@@ -148,7 +148,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
         "headline_present": headline_table is not None,
         "headline_ranks": spec.ranks_models,
         "check_counts": check_counts,
-        "check_failing": any(status != "pass" for status in check_counts),
+        "check_failing": any(kind["attention"] for kind in check_counts),
         "check_note": check_note,
         "sections": page_sections,
         "provenance": provenance_record(prov, name),
