@@ -86,6 +86,14 @@ def test_a_bad_cell_names_its_file_line_and_column(tmp_path):
     assert "t.csv:4, field 'score'" in text and "lots" in text
 
 
+def test_a_missing_column_is_named(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("quantity,val\nn,3\n", encoding="utf-8")
+    for columns, by, missing in ((["value"], [], "value"), (["val"], ["table"], "table")):
+        with pytest.raises(InputError, match=f"t.csv:1, field '{missing}'"):
+            read_published(path, columns, by=by)
+
+
 # ------------------------------------------------------------------ the rule
 
 

@@ -172,13 +172,14 @@ def read_published(
     """
     frame = read_csv_frame(path, dtype=dict.fromkeys([*columns, *text], str))
     lines = record_lines(path)
-    for column in columns:
+    for column in [*columns, *by]:
         if column not in frame.columns:
             raise InputError("required column is missing", file=relpath(path), line=1, field=column)
+    for column in columns:
         numbers = []
-        for position, text in enumerate(frame[column]):
+        for position, printed in enumerate(frame[column]):
             try:
-                numbers.append(read_printed(text))
+                numbers.append(read_printed(printed))
             except ValueError as exc:
                 line = lines[position] if position < len(lines) else None
                 raise InputError(str(exc), file=relpath(path), line=line, field=column) from None
