@@ -28,7 +28,6 @@ __all__ = [
     "category",
     "holds",
     "tally",
-    "tally_line",
 ]
 
 NA = "n/a"
@@ -96,12 +95,3 @@ def tally(rows: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
     order = [c.kind for c in CATEGORIES if c.kind in counts]
     order += [k for k in counts if k not in order]
     return {k: counts[k] for k in order}
-
-
-def tally_line(counts: dict[str, dict[str, int]]) -> str:
-    """One sentence of :func:`tally`'s counts: "cells: 57 pass, 2 FAIL; power rows: 1 underpowered"."""
-    parts = []
-    for kind, statuses in counts.items():
-        shown = ", ".join(f"{n} {s}" for s, n in statuses.items() if n)
-        parts.append(f"{category(kind).plural}: {shown or 'none'}")
-    return "; ".join(parts)
