@@ -465,6 +465,7 @@ rule check_benchmark_published:
         power=setting("power"),
         published_dir=published_dir,
         tolerance=setting("check", "tolerance"),
+        published_scale=setting("check", "published_scale"),
         data_note=data_note,
     script:
         "../scripts/rederive/studies/benchmark/check.py"

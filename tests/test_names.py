@@ -129,6 +129,20 @@ def test_check_markdown_tables_keep_their_cells_with_any_name():
     assert markdown.count("\n| table | cell |") == len(NAMES) + 1  # the counts row, then each
 
 
+def test_check_preambles_escape_the_names_they_carry():
+    """Issue 37: a model left out of the shared items is named in the check's opening
+    paragraph; a "|" or a line break in its name must not start a table there."""
+    from rederive.studies.benchmark.check import check_preamble
+
+    name = "x\n| a | b |\n|---|---|\n# heading"
+    text = check_preamble("Published scores from a|b.csv.", "", f"Left out: {name} (3 items).")
+    assert "\n" not in text and text.count(r"\|") == 7
+    markdown = summary_markdown(checks_frame(_checks(NAMES)), title="t", preamble=text)
+    _tables_are_well_formed(markdown)
+    before_counts = markdown.split("## Counts by kind")[0]
+    assert not any(line.startswith(("|", "#")) for line in before_counts.splitlines()[1:])
+
+
 def test_summary_reads_n_a_status_as_text_and_keeps_tables_well_formed(tmp_path):
     checks = _checks(["org/model | v2", "NA"]) + [
         Check("study", "table", "cell", "x", "q", None, 1.0, 0.1)  # status n/a
@@ -140,7 +154,8 @@ def test_summary_reads_n_a_status_as_text_and_keeps_tables_well_formed(tmp_path)
     summary.main(SimpleNamespace(input=SimpleNamespace(checks=[str(csv)]), output=output))
     markdown = output.md.read_text()
     _tables_are_well_formed(markdown)
-    assert r"| a\|b | 3 | 0 | 2 | 1 | |" in markdown  # n/a counted, not read as NaN
+    # n/a counted, not read as NaN; no power rows, so no detectable / underpowered counts
+    assert r"| a\|b | cell | 3 | 0 | 2 |  |  | 1 |  |" in markdown
     assert "nan" not in markdown.lower().replace("| nan |", "")
     combined = read_csv(output.csv, text=summary.CHECK_TEXT)
     assert sorted(combined["status"]) == ["FAIL", "FAIL", "n/a"]

@@ -87,8 +87,8 @@ def test_summary_lists_a_study_without_published_numbers(tmp_path):
         SimpleNamespace(input=SimpleNamespace(checks=[str(with_checks), str(empty)]), output=output)
     )
     md = output.md.read_text()
-    assert f"| tag_sycophancy | 0 | 0 | 0 | 0 | {NO_PUBLISHED} |" in md
-    assert "| benchmark | 1 | 1 | 0 | 0 | |" in md
+    assert f"| tag_sycophancy |  | 0 |  |  |  |  |  | {NO_PUBLISHED} |" in md
+    assert "| benchmark | cell | 1 | 1 | 0 |  |  | 0 |  |" in md
     # Only studies without any checks: still a summary, not a traceback.
     summary.main(SimpleNamespace(input=SimpleNamespace(checks=[str(empty)]), output=output))
     assert "No checks were made." in output.md.read_text()
@@ -111,7 +111,17 @@ def test_summary_html_has_no_index_column():
         }
     )
     html = summary.summary_html(frame)
-    counts = html[html.index("<h2>Counts</h2>") : html.index("<h2>Not passing")]
+    counts = html[html.index("<h2>Counts</h2>") : html.index("<h2>Cells: FAIL (1)")]
     headers = re.findall(r"<th>(.*?)</th>", counts)
-    assert headers == ["study", "table", "kind", "pass", "FAIL"]
+    assert headers == [
+        "study",
+        "kind",
+        "checks",
+        "pass",
+        "FAIL",
+        "detectable",
+        "underpowered",
+        "n/a",
+        "note",
+    ]
     assert "<th></th>" not in counts

@@ -1,12 +1,17 @@
 """Reviewer mode: compare recomputed numbers with a paper's published numbers.
 
-Two kinds of check, both reported with their numbers:
+Every row has a kind (:mod:`rederive.report.check_counts` says what each tests
+and counts them apart): ``cell`` (a published number against ours), ``claim``
+(a conclusion of the paper, tested on ours), ``identity`` (a relation the
+published tables must satisfy among themselves; a failing identity is a finding
+about the paper, not about this workflow), ``internal`` (a relation among our
+own outputs) and ``power`` (could the paper's sample detect what it reports:
+``detectable`` or ``underpowered``, never a failed reproduction).
 
-* ``cell``: a recomputed value against the published value, pass when the
-  absolute difference is within the tolerance.
-* ``identity``: a relation the published tables must satisfy among themselves
-  (overall = weighted mean of dimensions, rates that must sum to at most 100%, …).
-  A failing identity is a finding about the paper, not about this workflow.
+A cell read from a published CSV carries the precision it was printed at
+(``printed_decimals``, :mod:`rederive.printed`): it passes when ours rounds to
+the printed value, i.e. lies within half a unit of its last digit, with the
+tolerance on top.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from rederive.printed import DECIMALS, ULPS, half_unit
+from rederive.report.check_counts import NA, category, holds, tally
+from rederive.report.markdown import cell as md_cell
 from rederive.report.markdown import row as md_row
 
 COLUMNS = [
@@ -29,26 +37,34 @@ COLUMNS = [
     "ours",
     "difference",
     "tolerance",
+    "printed_decimals",
     "relation",
     "status",
     "note",
 ]
+
+#: Absolute margin on rows without a printed precision (values computed by the
+#: check itself, e.g. a bound of 100): binary floating error in "diff == tolerance".
+FLOAT_MARGIN = 1e-9
 
 
 @dataclass
 class Check:
     study: str
     table: str
-    kind: str  # "cell" | "identity"
+    kind: str  # see rederive.report.check_counts.CATEGORIES
     item: str  # which row / model / pair
     quantity: str  # which number
     published: float | None
     ours: float | None
     tolerance: float
     note: str = ""
-    # "==": |ours - published| <= tolerance; "<=": ours <= published + tolerance
-    # (published then holds the bound, e.g. 100 for shares of one labelling).
+    # "==": ours within the allowance of published; "<=": ours <= published +
+    # allowance (published then holds the bound, e.g. 100 for shares of one labelling).
     relation: str = "=="
+    # Place of the last digit the published value was printed with (3 for 0.273;
+    # rederive.printed); None when it was not read from a printed cell.
+    printed_decimals: int | None = None
 
     @property
     def difference(self) -> float | None:
@@ -59,15 +75,26 @@ class Check:
         return float(self.ours) - float(self.published)
 
     @property
+    def allowance(self) -> float:
+        """Half a unit of the printed last digit plus the tolerance."""
+        return half_unit(self.printed_decimals) + float(self.tolerance)
+
+    def _margin(self) -> float:
+        if self.printed_decimals is None:
+            return FLOAT_MARGIN
+        largest = max(abs(float(self.ours)), abs(float(self.published)), self.allowance)
+        return ULPS * math.ulp(largest)
+
+    @property
     def status(self) -> str:
+        kind = category(self.kind)
         diff = self.difference
         if diff is None:
             both_missing = _missing(self.published) and _missing(self.ours)
-            return "pass" if both_missing else "n/a"
-        # A tiny epsilon absorbs binary floating error in "diff == tolerance" cases.
-        if self.relation == "<=":
-            return "pass" if diff <= self.tolerance + 1e-9 else "FAIL"
-        return "pass" if abs(diff) <= self.tolerance + 1e-9 else "FAIL"
+            return kind.good if both_missing else NA
+        limit = self.allowance + self._margin()
+        ok = diff <= limit if self.relation == "<=" else abs(diff) <= limit
+        return kind.good if ok else kind.bad
 
     def row(self) -> dict:
         record = asdict(self)
@@ -82,7 +109,9 @@ def _missing(value) -> bool:
 
 def checks_frame(checks: list[Check]) -> pd.DataFrame:
     """Tidy table of checks in a stable column order."""
-    return pd.DataFrame([c.row() for c in checks], columns=COLUMNS)
+    frame = pd.DataFrame([c.row() for c in checks], columns=COLUMNS)
+    frame["printed_decimals"] = frame["printed_decimals"].astype("Int64")
+    return frame
 
 
 def compare_cells(
@@ -99,7 +128,10 @@ def compare_cells(
     """Cell-by-cell comparison of a published table with ours (long or wide).
 
     Rows of ``published`` missing from ``ours`` become checks with ``ours=None``
-    (status ``n/a``), so a missing model is visible rather than skipped.
+    (status ``n/a``), so a missing model is visible rather than skipped. A
+    ``published`` read with :func:`rederive.printed.read_published` carries each
+    quantity's printed precision (``<quantity>__decimals``), which every check
+    then uses.
     """
     merged = published.merge(ours, on=keys, how="left", suffixes=("_pub", "_ours"))
     checks = []
@@ -119,9 +151,15 @@ def compare_cells(
                     None if _missing(our) else float(our),
                     tolerance,
                     note,
+                    printed_decimals=printed_decimals(row.get(q + DECIMALS)),
                 )
             )
     return checks
+
+
+def printed_decimals(value) -> int | None:
+    """A ``<column>__decimals`` cell as :attr:`Check.printed_decimals` (None when absent)."""
+    return None if value is None or pd.isna(value) else int(value)
 
 
 def write_checks(
@@ -229,7 +267,8 @@ def fmt_number(value) -> str:
     return "--" if _missing(value) else f"{value:.4g}"
 
 
-#: Columns of the "Not passing" table; ``tolerance`` prints as "relation ±tolerance".
+#: Columns of the tables of rows that do not pass; ``tolerance`` prints as
+#: "relation ±tolerance", ``printed_decimals`` as the decimals the paper printed.
 FAILURE_FIELDS = (
     "table",
     "kind",
@@ -239,11 +278,12 @@ FAILURE_FIELDS = (
     "ours",
     "difference",
     "tolerance",
+    "printed_decimals",
     "status",
     "note",
 )
 _NUMBER_FIELDS = ("published", "ours", "difference")
-_HEADERS = {"tolerance": "relation, tolerance"}
+_HEADERS = {"tolerance": "relation, tolerance", "printed_decimals": "printed decimals"}
 
 
 def _check_cell(record, field: str):
@@ -251,6 +291,9 @@ def _check_cell(record, field: str):
         return fmt_number(record[field])
     if field == "tolerance":
         return f"{record['relation']} ±{record['tolerance']:g}"
+    if field == "printed_decimals":
+        value = record.get("printed_decimals")
+        return "" if _missing(value) or pd.isna(value) else str(int(value))
     return record[field]
 
 
@@ -266,30 +309,72 @@ def check_table(frame: pd.DataFrame, fields) -> list[str]:
     return lines
 
 
-def summary_markdown(frame: pd.DataFrame, *, title: str, preamble: str = "") -> str:
+def status_columns(counts: dict[str, dict[str, int]]) -> list[str]:
+    """The statuses a counts table needs, in order (pass, FAIL, detectable, underpowered, n/a)."""
+    columns: list[str] = []
+    for statuses in counts.values():
+        columns += [s for s in statuses if s != NA and s not in columns]
+    return [*columns, NA]
+
+
+def counts_table(frame: pd.DataFrame, by: list[str]) -> list[str]:
+    """Markdown counts of ``frame``'s rows per ``by`` (which ends with ``kind``).
+
+    One column per status that occurs in the kinds shown, empty where a kind
+    cannot have that status, so a power row is never counted as a FAIL.
+    """
+    overall = tally(zip(frame["kind"], frame["status"], strict=True))
+    columns = status_columns(overall)
+    lines = [
+        md_row(*by, "checks", *columns),
+        "|" + "---|" * len(by) + "---:|" * (len(columns) + 1),
+    ]
+    for key, group in frame.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        own = tally(zip(group["kind"], group["status"], strict=True))[key[-1]]
+        lines.append(md_row(*key, len(group), *(own.get(c, "") for c in columns)))
+    return lines
+
+
+def _sorted_by_kind(frame: pd.DataFrame, first: list[str]) -> pd.DataFrame:
+    """``frame`` ordered by ``first`` then kind in the categories' order (stable)."""
+    order = {k: i for i, k in enumerate(tally(zip(frame["kind"], frame["status"], strict=True)))}
+    keyed = frame.assign(_kind_order=frame["kind"].map(order))
+    return keyed.sort_values([*first, "_kind_order"], kind="stable").drop(columns="_kind_order")
+
+
+def summary_markdown(
+    frame: pd.DataFrame, *, title: str, preamble: str = "", keys=("table",)
+) -> str:
+    """The check report: counts per kind, per table, then every row that does not hold.
+
+    Each kind is counted and listed apart (:mod:`rederive.report.check_counts`):
+    reproduced cells are never mixed with identities, internal checks or power
+    rows, and an underpowered power row is listed as such, not as a failure.
+    ``keys`` name a table (``("study", "table")`` over several analyses); they
+    lead the per-table counts and the lists of rows.
+    """
+    keys = list(keys)
     lines = [f"# {title}", ""]
     if preamble:
         lines += [preamble.strip(), ""]
     if frame.empty:
         # An empty check must not read as "every check passes".
         return "\n".join([*lines, "No checks were made."]) + "\n"
-    lines += ["| table | kind | checks | pass | FAIL | n/a |", "|---|---|---:|---:|---:|---:|"]
-    for (table, kind), group in frame.groupby(["table", "kind"], sort=True):
-        counts = group["status"].value_counts()
-        lines.append(
-            md_row(
-                table,
-                kind,
-                len(group),
-                counts.get("pass", 0),
-                counts.get("FAIL", 0),
-                counts.get("n/a", 0),
-            )
-        )
-    failures = frame[frame["status"] != "pass"]
-    lines += ["", f"## Not passing ({len(failures)})", ""]
-    if failures.empty:
-        lines.append("Every check passes.")
-    else:
-        lines += check_table(failures, FAILURE_FIELDS)
+    frame = _sorted_by_kind(frame, [])
+    lines += ["## Counts by kind", ""]
+    lines += counts_table(frame, ["kind"])
+    lines += [""]
+    lines += [f"- `{md_cell(k)}`: {category(k).tests}" for k in frame["kind"].unique()]
+    lines += ["", "## Counts by table", ""]
+    lines += counts_table(_sorted_by_kind(frame, keys), [*keys, "kind"])
+    attention = frame[
+        [not holds(k, s) for k, s in zip(frame["kind"], frame["status"], strict=True)]
+    ]
+    if attention.empty:
+        lines += ["", "Every check passes."]
+    for kind, group in attention.groupby("kind", sort=False):
+        statuses = " or ".join(group["status"].unique())
+        lines += ["", f"## {category(kind).plural.capitalize()}: {statuses} ({len(group)})", ""]
+        lines += check_table(group, [*keys, *(f for f in FAILURE_FIELDS if f not in keys)])
     return "\n".join(lines) + "\n"

@@ -105,6 +105,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     import pandas as pd
 
     from rederive.io import lm_eval
+    from rederive.studies.benchmark import check as bench_check
     from rederive.studies.benchmark import ingest as bench_ingest
     from rederive.studies.benchmark.warehouse import read_item_metadata
     from rederive.studies.bias_awareness import ingest as bias_ingest
@@ -186,6 +187,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "cot_run": lambda p: cot_ingest.ingest(p, "run", cot["cue_words"])[1],
         "cot_baselines": quiet(lambda p: cot_warehouse.read_baselines(p)),
         "cot_published": quiet(lambda p: cot_check.load_published([str(p)])),
+        "bench_published": quiet(lambda p: bench_check.read_published(p)),
         "matrix": bench("matrix"),
         "long_csv": bench("long"),
         "long_jsonl": bench("long"),
@@ -276,6 +278,12 @@ def _bases() -> dict[str, tuple[str, bytes, str]]:
         "cot_published": (
             "table1.csv",
             (RAW / "cot_loadbearing/published/table1.csv").read_bytes(),
+            "csv",
+        ),
+        # irt-on-bench's leaderboard, cut to its first 6 models (full-precision fractions).
+        "bench_published": (
+            "scores.csv",
+            _head(RAW / "benchmark/published/chembench_model_score_allcorrect.csv", 7),
             "csv",
         ),
         "matrix": ("chembench.csv", matrix, "csv"),
@@ -443,6 +451,36 @@ def _cell_cases(data: bytes, columns: list[int]) -> list[tuple[str, bytes, int]]
     return cases
 
 
+def _published_scale_cases() -> list[tuple[str, bytes, int | None, bool]]:
+    """A published leaderboard in percent, and the scales the check must refuse (issue 37).
+
+    (case, bytes, line an error must name, accepted?): percentages marked by a
+    ``%``, a header or their median are read (and divided by 100); one
+    percentage in a column of fractions, or a percentage above 100, is refused
+    on its line.
+    """
+    rows = [("m1", "70.5"), ("m2", "0.8"), ("m3", "61.25"), ("m4", "55.0")]
+
+    def table(header: str, cells) -> bytes:
+        return (header + "\n" + "".join(f"{m},{v}\n" for m, v in cells)).encode()
+
+    fractions = [("m1", "0.705"), ("m2", "0.5"), ("m3", "70.5"), ("m4", "0.55")]
+    return [
+        ("percent_median", table(",score", rows), None, True),
+        ("percent_sign", table(",score", [(m, v + "%") for m, v in rows]), None, True),
+        ("percent_header", table(",score_pct", rows), None, True),
+        ("percent_in_fractions", table(",score", fractions), BAD_LINE + 1, False),
+        ("percent_above_100", table(",score", [*rows[:2], ("m3", "170.5")]), BAD_LINE + 1, False),
+        (
+            "two_score_columns",
+            table(",score,score_pct", [(m, f"{v},{v}") for m, v in rows]),
+            1,
+            False,
+        ),
+        ("three_decimals", table(",score", [("m1", "0.273"), ("m2", "0.25")]), None, True),
+    ]
+
+
 def _parquet_base() -> list[dict]:
     """The long CSV base's rows with numeric scores: a file the ingest copies verbatim."""
     _, data, _ = _bases()["long_csv"]
@@ -536,10 +574,17 @@ def make_corpus(root: Path) -> list[Case]:
         if kind == "jsonl":
             for case, broken, line in _field_cases(data):
                 write(reader, case, name, broken, line)
-        if reader in {"matrix", "long_csv", "cot_baselines"}:
-            columns = {"matrix": [0, 1, 2], "long_csv": [0, 1, 2], "cot_baselines": [2, 3]}[reader]
+        if reader in {"matrix", "long_csv", "cot_baselines", "bench_published"}:
+            columns = {
+                "matrix": [0, 1, 2],
+                "long_csv": [0, 1, 2],
+                "cot_baselines": [2, 3],
+                "bench_published": [1],
+            }[reader]
             for case, broken, line in _cell_cases(data, columns):
                 write(reader, case, name, broken, line)
+    for case, broken, line, accept in _published_scale_cases():
+        write("bench_published", case, "scores.csv", broken, line, accept)
     # Long Parquet: its own breakages (a binary file has no lines to re-encode).
     write("long_parquet", "valid", "long.parquet", _parquet(_parquet_base()), None, True)
     for case, broken, line, accept in _parquet_cases():

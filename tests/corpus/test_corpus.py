@@ -72,6 +72,22 @@ def test_valid_bases_are_read_and_whole_file_breakages_are_errors(outcomes):
         ("long_parquet/correct=two", "score 2 is outside [0, 1]", BAD_LINE, "correct"),
         ("long_parquet/item_id=float", "expected a name or id", 1, "item_id"),
         ("long_parquet/model=list", "expected a name or id", 1, "model"),
+        (
+            "bench_published/col1=two",
+            "'2' is above 1, but the column reads as fractions",
+            3,
+            "score",
+        ),
+        ("bench_published/col1=negative", "'-1' is negative", 3, "score"),
+        ("bench_published/col1=text", "not a single number: 'abc'", 3, "score"),
+        (
+            "bench_published/percent_in_fractions",
+            "check.published_scale: percent",
+            BAD_LINE + 1,
+            "score",
+        ),
+        ("bench_published/percent_above_100", "'170.5' is above 100", BAD_LINE + 1, "score"),
+        ("bench_published/two_score_columns", "more than one score column", 1, None),
     ],
 )
 def test_issue_cases_have_their_message(outcomes, case, text, line, field):
@@ -85,6 +101,12 @@ def test_issue_cases_have_their_message(outcomes, case, text, line, field):
         assert ", field '" in outcome.message
     elif field is not None:
         assert f"field '{field}'" in outcome.message
+
+
+def test_published_leaderboards_in_percent_are_read(outcomes):
+    """Issue 37: a leaderboard in percent (by its sign, header or median) is read."""
+    for case in ("percent_median", "percent_sign", "percent_header", "three_decimals"):
+        assert outcomes[f"bench_published/{case}"].kind == "accepted", case
 
 
 def test_bom_at_the_start_of_a_long_csv_is_dropped(tmp_path):

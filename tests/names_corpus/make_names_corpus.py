@@ -8,7 +8,8 @@ published check still finds its models. The names are the ones that broke
 tables before: numbers (training checkpoints), NA-likes, Markdown and LaTeX
 specials, mathtext dollars, a line break inside a quoted CSV field, formula-like
 prefixes, HTML, CJK, emoji, right-to-left text and a 200-character name. The
-benchmark analysis also gets hostile item ids, tasks and categories.
+benchmark analysis also gets hostile item ids, tasks and categories, and a
+published leaderboard in percent naming every model (and one the run lacks).
 
 Run ``python tests/names_corpus/make_names_corpus.py --out DIR`` to write the
 raw folders and the config that analyses them
@@ -177,6 +178,30 @@ def make_benchmark(raw: Path, models: list[str]) -> None:
     )
     (raw / "long").mkdir(parents=True)
     (raw / "long" / "names.csv").write_text(out.getvalue(), encoding="utf-8")
+    write_published_leaderboard(raw / "published" / "names_leaderboard.csv", rows)
+
+
+#: A published model the run does not have: its check row is n/a, name and all.
+GHOST_MODEL = "ghost | model\nnot in the run"
+
+
+def write_published_leaderboard(path: Path, rows: list[list]) -> None:
+    """Every model's accuracy as a leaderboard prints it: in percent, with a ``%``,
+    one decimal (k/40 items is a multiple of 2.5 %), plus :data:`GHOST_MODEL`.
+
+    The hostile names then reach the published check's cell rows and its
+    Markdown, and the check reads the percentages as printed (issue 37).
+    """
+    totals: dict[str, list[int]] = {}
+    for model, _, correct, *_ in rows:
+        totals.setdefault(model, []).append(correct)
+    board = [[m, f"{100 * sum(v) / len(v):.1f}%"] for m, v in totals.items()]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(
+        [["model", "score"], *board, [GHOST_MODEL, "50.0%"]]
+    )
+    path.parent.mkdir(parents=True)
+    path.write_text(out.getvalue(), encoding="utf-8")
 
 
 def write_corpus(out: Path) -> dict:

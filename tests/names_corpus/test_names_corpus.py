@@ -104,6 +104,26 @@ def test_ranking_keeps_its_ties(corpus):
     assert (ranking["n_tied"] > 0).any()
 
 
+def test_published_names_reach_the_check_intact(corpus):
+    """Issue 37: every hostile name is a cell row of the benchmark's published check
+    (the leaderboard is in percent: read as printed and converted, with a note), and
+    the check's Markdown keeps one table row per failing check, whatever the name."""
+    from names_corpus.make_names_corpus import GHOST_MODEL
+
+    root, names, _ = corpus
+    folder = root / "results" / "names_benchmark" / "check"
+    check = read_csv(folder / "published_check.csv", text=("status", "note", "kind"))
+    cells = check[check["kind"] == "cell"].set_index("item")
+    assert set(cells.index) == {*names["names_benchmark"], GHOST_MODEL}
+    real = cells.drop(index=GHOST_MODEL)
+    assert (real["status"] == "pass").all()
+    assert real["note"].str.contains("read as a percentage (cells carry %)", regex=False).all()
+    assert cells.loc[GHOST_MODEL, "status"] == "n/a"
+    markdown = (folder / "published_check.md").read_text(encoding="utf-8")
+    assert "## Cells: n/a (1)" in markdown
+    assert r"ghost \| model<br>not in the run" in markdown
+
+
 def test_summary_counts_equal_each_analysis(corpus):
     root, names, _ = corpus
     summary = read_csv(root / "results" / "summary" / "published_check.csv")

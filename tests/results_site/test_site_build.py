@@ -20,7 +20,7 @@ from rederive.site.build import build_site, markdown_html, site_path
 from rederive.site.captions import render_caption
 from rederive.site.headline import read_headline
 from rederive.site.layout import CHECK, HEADLINE, MORE, HeadlineSpec, arrange
-from rederive.site.tables import Table, failures_first, json_payload, status_counts
+from rederive.site.tables import Table, check_badges, failures_first, json_payload
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = [
@@ -59,7 +59,8 @@ def results(tmp_path, monkeypatch):
     fit = write(Path("results/demo/tables/irt_fit.csv"), "quantity,value\nepochs,100\n")
     check_csv = write(
         Path("results/demo/check/published_check.csv"),
-        "study,table,item,status,note\ndemo,T1,x,pass,\ndemo,T1,y,FAIL,off by 2\n",
+        "study,table,kind,item,status,note\ndemo,T1,cell,x,pass,\ndemo,T1,cell,y,FAIL,off by 2\n"
+        "demo,power,power,x vs y,underpowered,\n",
     )
     check_md = write(
         Path("results/demo/check/published_check.md"),
@@ -184,7 +185,10 @@ def test_site_pages_links_and_escaping(results, tmp_path):
     demo_page, novel_page = pages
     assert demo_page["headline"].top == results["models"][0]
     assert demo_page["headline"].tied == [HOSTILE[2], HOSTILE[1]]
-    assert demo_page["check_counts"] == {"pass": 1, "FAIL": 1}
+    assert [(k["kind"], k["badges"]) for k in demo_page["check_counts"]] == [
+        ("cell", [(1, "pass", "pass"), (1, "FAIL", "fail")]),
+        ("power", [(1, "underpowered", "warn")]),
+    ]
     assert [s["title"] for s in demo_page["sections"]] == [HEADLINE, CHECK, "Figures", MORE]
     # A kind without a map entry still gets its page: ranking.csv is its headline
     # table by default, main.csv then lands in "More tables".
@@ -262,7 +266,36 @@ def test_failures_first_and_counts():
         columns=["item", "status"], rows=[["a", "pass"], ["b", "FAIL"], ["c", "n/a"], ["d", "pass"]]
     )
     assert [r[0] for r in failures_first(table).rows] == ["b", "c", "a", "d"]
-    assert status_counts(table) == {"pass": 2, "FAIL": 1, "n/a": 1}
+    assert check_badges(table) == [
+        {
+            "kind": "check",
+            "label": "check rows",
+            "attention": True,
+            "badges": [(2, "pass", "pass"), (1, "FAIL", "fail"), (1, "n/a", "na")],
+        }
+    ]
+
+
+def test_check_counts_keep_kinds_apart():
+    """Issue 37: an internal self-check is not a reproduced cell, and a power row is
+    detectable or underpowered, never a FAIL; a detectable row is not a finding."""
+    rows = [
+        ["cell", "a", "pass"],
+        ["internal", "a", "pass"],
+        ["internal", "b", "pass"],
+        ["power", "a vs b", "detectable"],
+        ["power", "a vs c", "underpowered"],
+        ["identity", "sum", "FAIL"],
+    ]
+    table = Table(columns=["kind", "item", "status"], rows=rows)
+    badges = {k["kind"]: k for k in check_badges(table)}
+    assert list(badges) == ["cell", "identity", "internal", "power"]
+    assert badges["cell"]["badges"] == [(1, "pass", "pass")]
+    assert badges["internal"]["badges"] == [(2, "pass", "pass")]
+    assert badges["power"]["badges"] == [(1, "detectable", "pass"), (1, "underpowered", "warn")]
+    assert not badges["cell"]["attention"] and badges["power"]["attention"]
+    first = [r[1] for r in failures_first(table).rows]
+    assert first[:2] == ["a vs c", "sum"] and "a vs b" in first[2:]
 
 
 def test_arrange_pairs_twins_and_keeps_rule_order():

@@ -51,7 +51,7 @@ class Number:
     @property
     def half_step(self) -> Fraction:
         """Half a unit of the last printed digit (the rounding half-width)."""
-        return Fraction(1, 2 * 10**self.decimals)
+        return Fraction(1, 2) * Fraction(10) ** -self.decimals
 
     def __float__(self) -> float:
         return float(self.value)
@@ -78,9 +78,18 @@ class Cell:
 
 
 def number(text: str) -> Number:
-    """Parse a printed decimal (``−`` and ``–`` as minus, ``,`` thousands) exactly."""
+    """Parse a printed decimal (``−`` and ``–`` as minus, ``,`` thousands) exactly.
+
+    Scientific notation (``5.9e-8``) is read too: ``decimals`` is then the place
+    of the last printed digit (9 for ``5.9e-8``, -2 for ``3e2``), so
+    :attr:`Number.half_step` stays half a unit of that digit. Table cells reach
+    this function only through :func:`parse_cell`, whose grammar has no exponent.
+    """
     clean = text.replace("−", "-").replace("–", "-").replace(",", "").lstrip("+")
-    decimals = len(clean.split(".", 1)[1]) if "." in clean else 0
+    mantissa, _, exponent = clean.lower().partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    if exponent:
+        decimals -= int(exponent)
     return Number(text=text, value=Fraction(clean), decimals=decimals)
 
 

@@ -95,7 +95,20 @@ class Layout:
         return " / ".join(p for p in parts if p) or f"row {i + 1}"
 
 
-def _scale(col: list[Cell], name: str, forced: str | None, why: str = "") -> tuple[int, str]:
+#: :func:`scale_of`'s reason for a column read as fractions by default.
+MEDIAN_FRACTION = "median value in [0, 1]"
+
+
+def scale_of(col: list[Cell], name: str, forced: str | None, why: str = "") -> tuple[int, str]:
+    """Whether a column of printed scores is in percent (100) or a fraction (1), and why.
+
+    In this order: ``forced`` (``"percent"`` / ``"fraction"``, said by the user,
+    ``why`` names where), a ``%`` in any cell, a header that says percent
+    (``%``, ``pct``, ``_pct``, ``percent``, ``share``), a median value above 1;
+    otherwise a fraction, reason ``"median value in [0, 1]"``. The median, not
+    the maximum, so one impossible 130% does not turn a fraction column into
+    percent. The published check reads its score columns with the same rule.
+    """
     if forced:
         return (100 if forced == "percent" else 1), why or f"--scale {forced}"
     if any(c.percent_sign for c in col):
@@ -103,10 +116,9 @@ def _scale(col: list[Cell], name: str, forced: str | None, why: str = "") -> tup
     if _PERCENT_HEADER.search(name):
         return 100, "header says percent"
     values = sorted(abs(float(c.value)) for c in col if c.numeric)
-    # The median, not the maximum: one impossible 130% must not turn a fraction column into percent.
     if values and values[len(values) // 2] > 1:
         return 100, "median value above 1"
-    return 1, "median value in [0, 1]; --scale percent if not"
+    return 1, MEDIAN_FRACTION
 
 
 def _is_integer(col: list[Cell]) -> bool:
@@ -167,7 +179,9 @@ def infer(table: Table, options: Options) -> Layout:
             columns.append(Column(j, name, "ci", "cells are intervals"))
         else:
             forced = options.scale or _unit_scale(unit_of.get(name))
-            scale, why = _scale(filled, name, forced, "" if options.scale else "unit column")
+            scale, why = scale_of(filled, name, forced, "" if options.scale else "unit column")
+            if why == MEDIAN_FRACTION:
+                why += "; --scale percent if not"
             values = sorted(float(c.value) for c in filled if c.numeric)
             # A column said to be a percentage stays one, so a value above 100 is flagged, not hidden.
             said = forced or _PERCENT_HEADER.search(name) or any(c.percent_sign for c in filled)

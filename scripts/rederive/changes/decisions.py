@@ -72,9 +72,7 @@ def _significance(name: str, diff) -> list[Decision]:
 
 def _rank_ranges(name: str, diff, old: Table, new: Table) -> list[Decision]:
     """A model's rank range, best–worst, where either end moved."""
-    moved = sorted(
-        {key_text(c.key) for c in diff.cells if c.column in ("rank_best", "rank_worst")}
-    )
+    moved = sorted({key_text(c.key) for c in diff.cells if c.column in ("rank_best", "rank_worst")})
     if not moved:
         return []
 

@@ -17,10 +17,10 @@ from rederive.site.layout import HEADLINE, anchor, arrange, headline_spec, secti
 from rederive.site.tables import (
     INLINE_ROWS,
     Table,
+    check_badges,
     failures_first,
     json_payload,
     read_table,
-    status_counts,
 )
 
 HERE = Path(__file__).parent
@@ -110,7 +110,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
     spec = headline_spec(entry["kind"])
     sections = arrange(list(entry["outputs"]), dict(entry.get("reports", {})), spec.table)
     headline_table = None
-    check_counts, check_note = {}, ""
+    check_counts, check_note = [], ""
     changes = None
     page_sections = []
     for title, items in sections.items():
@@ -150,7 +150,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
                         "Every check, not passing first" if is_check else "Every change"
                     )
                     if is_check:
-                        check_counts = status_counts(rows)
+                        check_counts = check_badges(rows)
                         if not rows.rows:
                             check_note = "no published numbers to compare"
             if item.kind == "download" and PurePosixPath(item.path).name == "changes.json":
@@ -167,7 +167,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
         "headline_present": headline_table is not None,
         "headline_ranks": spec.ranks_models,
         "check_counts": check_counts,
-        "check_failing": any(status != "pass" for status in check_counts),
+        "check_failing": any(kind["attention"] for kind in check_counts),
         "check_note": check_note,
         "changes": changes,
         "sections": page_sections,

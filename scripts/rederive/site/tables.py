@@ -10,15 +10,16 @@ import re
 from markupsafe import Markup
 
 from rederive.io.csv_text import INLINE_ROWS, Table, read_table
+from rederive.report.check_counts import NA, category, holds, tally
 
 __all__ = [
     "INLINE_ROWS",
     "Table",
+    "check_badges",
     "failures_first",
     "json_payload",
     "numeric_columns",
     "read_table",
-    "status_counts",
 ]
 
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?$")
@@ -53,20 +54,63 @@ def json_payload(table: Table) -> Markup:
 
 
 def failures_first(table: Table, column: str = "status", passing: str = "pass") -> Table:
-    """The rows whose ``column`` is not ``passing`` first, each group in file order."""
+    """The rows that need a reader first, each group in file order.
+
+    A check table (with a ``kind`` column) puts first the rows whose status is
+    not their kind's good one (:func:`rederive.report.check_counts.holds`: a
+    ``detectable`` power row is not a finding); other tables the rows whose
+    ``column`` is not ``passing``.
+    """
     if column not in table.columns:
         return table
     k = table.columns.index(column)
-    rows = [r for r in table.rows if r[k] != passing] + [r for r in table.rows if r[k] == passing]
+    if "kind" in table.columns:
+        j = table.columns.index("kind")
+        fine = [holds(r[j], r[k]) for r in table.rows]
+    else:
+        fine = [r[k] == passing for r in table.rows]
+    rows = [r for r, ok in zip(table.rows, fine, strict=True) if not ok]
+    rows += [r for r, ok in zip(table.rows, fine, strict=True) if ok]
     return Table(columns=table.columns, rows=rows)
 
 
-def status_counts(table: Table, column: str = "status") -> dict[str, int]:
-    """How many rows carry each status value (a tally for the index, in first-seen order)."""
-    if column not in table.columns:
-        return {}
-    k = table.columns.index(column)
-    counts: dict[str, int] = {}
-    for row in table.rows:
-        counts[row[k]] = counts.get(row[k], 0) + 1
-    return counts
+def check_badges(table: Table) -> list[dict]:
+    """Counts of a published-check table per kind, as the index and page show them.
+
+    One entry per kind present (:func:`rederive.report.check_counts.tally`):
+    ``kind``, ``label`` (plural), ``attention`` (some row does not hold) and
+    ``badges``, ``(count, status, css class)`` for every status that occurs:
+    ``pass`` for a kind's good status, ``fail`` for FAIL, ``warn`` for another
+    bad status (``underpowered``: not a failed reproduction), ``na`` for n/a.
+    """
+    if "status" not in table.columns:
+        return []
+    k = table.columns.index("status")
+    j = table.columns.index("kind") if "kind" in table.columns else None
+    rows = ((r[j] if j is not None else "check", r[k]) for r in table.rows)
+    out = []
+    for kind, statuses in tally(rows).items():
+        what = category(kind)
+        badges = []
+        for status, n in statuses.items():
+            if not n:
+                continue
+            css = (
+                "pass"
+                if status == what.good
+                else "na"
+                if status == NA
+                else "fail"
+                if status == "FAIL"
+                else "warn"
+            )
+            badges.append((n, status, css))
+        out.append(
+            {
+                "kind": kind,
+                "label": what.plural,
+                "attention": any(s != what.good for s, n in statuses.items() if n),
+                "badges": badges,
+            }
+        )
+    return out

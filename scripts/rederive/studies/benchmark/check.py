@@ -1,19 +1,28 @@
 """Rule ``check_benchmark_published``: each model's recomputed accuracy against
 its published score.
 
-``raw/benchmark/published/*.csv`` hold published per-model scores as fractions
-(first column: model, column ``score``). For the bundled ChemBench matrix this
-is irt-on-bench's ``model_score_allcorrect.csv``, whose scores are the column
-means of the matrix, so every cell must agree to floating-point precision.
+``raw/benchmark/published/*.csv`` hold published per-model scores (first
+column: model; column ``score``, or ``score_pct`` / ``score (%)`` for
+percentages). For the bundled ChemBench matrix this is irt-on-bench's
+``model_score_allcorrect.csv``, whose scores are the column means of the
+matrix printed in full, so every cell must agree to floating-point precision.
+
+Scores are read as printed (:mod:`rederive.printed`): a score passes when ours
+rounds to it at the precision of its column (``0.273``: three decimals), the
+tolerance on top. A column in percent (a ``%`` in a cell, a header saying
+percent, a median above 1, or ``check.published_scale: percent``) is divided by
+100, its precision with it, and every row says so; a fraction column with a
+score above 1 is refused, naming the setting that fixes it.
 
 What is compared: the published score is a model's fraction correct over the items
 *it* answered. Ours is the same quantity, recomputed from the per-item scores
 before any ``item_sets: intersection`` alignment (which only shapes the
 comparisons between models, in accuracy.csv and after). A published model absent
 from the run, and a model of the run without a published score, each show as a
-row with ``n/a`` rather than disappearing. Identity: the accuracy printed in
-percent is the exact fraction n_correct / n_items rounded half-up once, with the
-same function as the accuracy table.
+row with ``n/a`` rather than disappearing. ``internal`` rows: the accuracy
+printed in percent is the exact fraction n_correct / n_items rounded half-up
+once, with the same function as the accuracy table (our own two columns
+against each other, not a comparison with the paper).
 
 Harness check: lm-evaluation-harness (``results_*.json``) and Inspect
 (``header.json``) record their own aggregate score per model and task; the mean of
@@ -21,25 +30,147 @@ our per-item scores over the same run must equal it (``harness-reported`` rows).
 This is what catches a reader that mis-maps a filter, a metric or a score letter.
 """
 
+import re
 from pathlib import Path
 
 import pandas as pd
 
+from rederive.audit.columns import MEDIAN_FRACTION
 from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath, under_root
 from rederive.io.names import read_csv
 from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query, read_only
+from rederive.printed import column_decimals, read_printed, record_lines, score_scale
+from rederive.report.markdown import cell as md_cell
 from rederive.runner import run
 from rederive.studies.benchmark.common import accuracy_percent, left_out_note
 
+#: Headers of a published score column: ``score``, or one that says percent.
+SCORE_HEADER = re.compile(r"score(\s*\(%\)|\s*%|_pct|_percent|\s*\(percent\))?", re.I)
+#: What a user writes when the scale of a score column cannot be read from it.
+SCALE_FIX = (
+    "name the column score_pct (or 'score (%)'), or set "
+    "check.published_scale: percent for the analysis"
+)
 
-def read_published(path: Path) -> pd.DataFrame:
-    frame = read_csv_frame(path)
-    if "score" not in frame.columns:
-        raise InputError("required column is missing", file=relpath(path), line=1, field="score")
-    frame = frame.rename(columns={frame.columns[0]: "model"})
-    return frame[["model", "score"]].rename(columns={"score": "accuracy"})
+
+def _score_column(columns: list[str], path: Path) -> str:
+    found = [c for c in columns[1:] if SCORE_HEADER.fullmatch(c.strip())]
+    if len(found) != 1:
+        problem = "required column is missing" if not found else "more than one score column"
+        raise InputError(
+            f"{problem}: a published table has the model in its first column and one "
+            "score column (score for fractions; score_pct or 'score (%)' for percentages)",
+            file=relpath(path),
+            line=1,
+            field="score" if not found else ", ".join(found),
+        )
+    return found[0]
+
+
+def read_published(path: Path, scale: str = "auto") -> pd.DataFrame:
+    """A published score table, every score read as printed and as a fraction.
+
+    Parameters
+    ----------
+    path : Path
+        CSV with the model in the first column and a score column
+        (:data:`SCORE_HEADER`).
+    scale : {"auto", "fraction", "percent"}
+        ``check.published_scale``; ``auto`` decides with
+        :func:`rederive.printed.score_scale` (the audit's rule).
+
+    Returns
+    -------
+    DataFrame
+        ``model``, ``accuracy`` (a fraction), ``printed_decimals`` (of the
+        fraction: a percentage printed at one decimal is a fraction at three),
+        ``scale_note`` (how the score was read, "" for fractions) and
+        ``median_rule`` (True when the scale was decided only by the median).
+
+    Raises
+    ------
+    InputError
+        No score column; a cell that is not a number; a negative score; a score
+        above 1 in a column read as fractions, or above 100 in one read as
+        percentages.
+    """
+    # Every cell as text: names are data ("NA", "1000"), and a score's digits are its precision.
+    frame = read_csv_frame(path, dtype=str, keep_default_na=False, na_values=[""])
+    column = _score_column(list(frame.columns), path)
+    lines = record_lines(path)
+    numbers = []
+    for position, text in enumerate(frame[column]):
+        try:
+            numbers.append(read_printed(text))
+        except ValueError as exc:
+            raise InputError(
+                str(exc), file=relpath(path), line=lines[position], field=column
+            ) from None
+    forced = None if scale == "auto" else scale
+    factor, why = score_scale(frame[column], column, forced, f"check.published_scale: {scale}")
+    bound = 1 if factor == 1 else 100
+    for position, value in enumerate(numbers):
+        if value is not None and value.value < 0:
+            raise InputError(
+                f"score {value.text!r} is negative: a published accuracy is in [0, {bound}]",
+                file=relpath(path),
+                line=lines[position],
+                field=column,
+            )
+        if value is not None and value.value > bound:
+            what = "fractions" if factor == 1 else "percentages"
+            fix = SCALE_FIX if factor == 1 else "correct the score or the scale"
+            raise InputError(
+                f"score {value.text!r} is above {bound}, but the column reads as {what} ({why}); "
+                f"a score cannot exceed {bound} {what}: {fix}",
+                file=relpath(path),
+                line=lines[position],
+                field=column,
+            )
+    decimals = column_decimals(numbers)
+    shift = 2 if factor == 100 else 0
+    return pd.DataFrame(
+        {
+            "model": frame[frame.columns[0]].astype(str),
+            "accuracy": [None if n is None else n.value / factor for n in numbers],
+            "printed_decimals": pd.array(
+                [None if d is None else d + shift for d in decimals], dtype="Int64"
+            ),
+            "scale_note": [
+                f"published {n.text.strip()} read as a percentage ({why}), compared as "
+                f"{n.text.strip().rstrip('%').strip()} / 100"
+                if n is not None and factor == 100
+                else ""
+                for n in numbers
+            ],
+            "median_rule": why == MEDIAN_FRACTION,
+        }
+    )
+
+
+def _percent_hint(check: Check) -> str:
+    """The fix when a score read as a fraction by its median fails but would pass as a percentage."""
+    if check.status != "FAIL" or check.published is None:
+        return ""
+    as_percent = Check(
+        check.study,
+        check.table,
+        check.kind,
+        check.item,
+        check.quantity,
+        check.published / 100,
+        check.ours,
+        check.tolerance,
+        printed_decimals=None if check.printed_decimals is None else check.printed_decimals + 2,
+    )
+    if as_percent.status != "pass":
+        return ""
+    return (
+        "; read as a percentage it would pass: the column was read as fractions "
+        f"({MEDIAN_FRACTION}); if it is in percent, {SCALE_FIX}"
+    )
 
 
 def own_item_accuracy(responses: pd.DataFrame) -> pd.DataFrame:
@@ -149,6 +280,13 @@ def checks(
     shared = accuracy.set_index("model")["n_items"]
     out: list[Check] = []
     for table, frame in sorted(published.items()):
+        for column, empty in (
+            ("printed_decimals", None),
+            ("scale_note", ""),
+            ("median_rule", False),
+        ):
+            if column not in frame.columns:
+                frame = frame.assign(**{column: empty})
         merged = frame.merge(own, on="model", how="outer", suffixes=("_pub", "_ours"))
         for row in merged.sort_values("model").itertuples(index=False):
             pub = None if pd.isna(row.accuracy_pub) else float(row.accuracy_pub)
@@ -166,15 +304,31 @@ def checks(
                     f"fraction correct over all {int(row.n_items):,} items the model answered; "
                     f"accuracy.csv uses the {int(shared[row.model]):,} shared items"
                 )
-            out.append(
-                Check("benchmark", table, "cell", row.model, "accuracy", pub, ours, tolerance, note)
+            if isinstance(row.scale_note, str) and row.scale_note:
+                note = f"{row.scale_note}; {note}"
+            check = Check(
+                "benchmark",
+                table,
+                "cell",
+                row.model,
+                "accuracy",
+                pub,
+                ours,
+                tolerance,
+                note,
+                printed_decimals=None
+                if pd.isna(row.printed_decimals)
+                else int(row.printed_decimals),
             )
+            if row.median_rule is True:
+                check.note += _percent_hint(check)
+            out.append(check)
     for row in accuracy.itertuples(index=False):
         out.append(
             Check(
                 "benchmark",
                 "accuracy.csv",
-                "identity",
+                "internal",
                 row.model,
                 "accuracy_pct = round(100 * accuracy, 1)",
                 # The fraction column read as its shortest decimal (0.2875 is 23/80
@@ -195,13 +349,14 @@ def comparison_statement(
     if not files:
         where = f" in {under_root(folder, folder.parent)}/" if folder is not None else ""
         return (
-            f"No published scores{where} ({NO_PUBLISHED}): only identities and "
+            f"No published scores{where} ({NO_PUBLISHED}): only internal checks and "
             "harness-reported scores are checked."
         )
     text = (
         f"Published scores from {', '.join(under_root(p, Path(p).parent.parent) for p in files)} (fraction correct per "
-        "model, as harnesses publish it) against each model's recomputed fraction correct over "
-        "every item it answered."
+        "model, as harnesses publish it; a column in percent is divided by 100, as each row "
+        "says) against each model's recomputed fraction correct over every item it answered, "
+        "at the precision each score is printed with (printed_decimals)."
     )
     lost = own.merge(accuracy[["model", "n_items"]], on="model", suffixes=("", "_shared"))
     lost = lost[lost["n_items"] != lost["n_items_shared"]]
@@ -213,6 +368,17 @@ def comparison_statement(
             "published quantity and is not compared."
         )
     return text
+
+
+def check_preamble(*sentences: str) -> str:
+    """The report's opening paragraph from ``sentences`` (empty ones dropped).
+
+    Model and file names reach it (the models left out of the shared items, the
+    published files), so it is escaped like a table cell
+    (:func:`rederive.report.markdown.cell`): a ``|`` or a line break in a name
+    cannot start a table, a heading or a new paragraph.
+    """
+    return md_cell(" ".join(s for s in sentences if s))
 
 
 def harness_checks(
@@ -242,7 +408,8 @@ def harness_checks(
 def main(snakemake):
     folder = Path(snakemake.params.published_dir)
     files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
-    published = {p.stem: read_published(p) for p in files}
+    scale = snakemake.params.published_scale
+    published = {p.stem: read_published(p, scale) for p in files}
     accuracy = read_csv(snakemake.input.accuracy)
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     own, per_task = item_accuracy(snakemake.input.db)
@@ -263,13 +430,8 @@ def main(snakemake):
         snakemake.output.md,
         analysis=snakemake.wildcards.analysis,
         title="Benchmark: published-score check",
-        preamble=" ".join(
-            x
-            for x in (
-                comparison_statement(accuracy, own, files, folder),
-                left_out_note(snakemake.input.db),
-            )
-            if x
+        preamble=check_preamble(
+            comparison_statement(accuracy, own, files, folder), left_out_note(snakemake.input.db)
         ),
         data_note=snakemake.params.data_note,
     )

@@ -14,12 +14,13 @@ from scipy import stats
 
 from rederive.check import (
     Check,
+    printed_decimals,
     published_available,
     write_no_published_check,
     write_published_check,
 )
 from rederive.io.names import read_csv
-from rederive.io.source import read_csv_frame
+from rederive.printed import DECIMALS, read_published
 from rederive.runner import run
 
 STUDY = "cot_loadbearing"
@@ -36,7 +37,16 @@ def _identity(table, item, quantity, published, ours, tolerance, note) -> Check:
 
 
 def load_published(paths) -> pd.DataFrame:
-    frames = [read_csv_frame(p) for p in sorted(map(str, paths)) if p.endswith(".csv")]
+    """Every published file stacked, ``value`` read as printed.
+
+    A quantity's precision is the finest its printed values show within its
+    table (:func:`rederive.printed.read_published`, column ``value__decimals``).
+    """
+    frames = [
+        read_published(p, ["value"], by=["table", "quantity"])
+        for p in sorted(map(str, paths))
+        if p.endswith(".csv")
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -127,23 +137,43 @@ def tolerance(table: str, quantity: str, source: str) -> tuple[float, str]:
         return 0.5, "CI bound, pp (bootstrap)"
     if table == "judge":
         return 0.2, "pp"
-    return 0.15, "rate, pp (one-decimal rounding)"
+    return 0.1, "rate, pp, beyond the printed rounding"
 
 
 def cell_checks(published: pd.DataFrame, ours: dict) -> list[Check]:
+    """Each published value against ours, at its printed decimals with :func:`tolerance` on top.
+
+    A p-value is compared as -log10(p) with a tolerance on that scale, which
+    dwarfs its printed precision: that row carries no printed decimals.
+    """
     checks = []
     for r in published.itertuples():
         tol, note = tolerance(r.table, r.quantity, str(r.source))
         value = ours.get((r.table, r.item, r.quantity))
         pub = float(r.value)
+        decimals = printed_decimals(getattr(r, "value" + DECIMALS, None))
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
             value = float(value)
         if r.quantity == "p_value":
             pub = -math.log10(pub)
             value = None if value is None else -math.log10(max(value, 1e-300))
+            decimals = None
         elif r.quantity == "delta_deviance" and value is not None:
             tol = tol * pub
-        checks.append(Check(STUDY, r.table, "cell", r.item, r.quantity, pub, value, tol, note))
+        checks.append(
+            Check(
+                STUDY,
+                r.table,
+                "cell",
+                r.item,
+                r.quantity,
+                pub,
+                value,
+                tol,
+                note,
+                printed_decimals=decimals,
+            )
+        )
     return checks
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.check import Check
+from rederive.check import Check, printed_decimals
 from rederive.io.source import read_csv_frame
+from rederive.printed import DECIMALS, read_printed, read_published
 from rederive.stats.rates import percent, rounding_compatible
 from rederive.stats.similarity import jaccard_from_co_failure
 
@@ -27,7 +28,7 @@ HALF_MILLI = 0.0005  # the same for Table 5's three-decimal proportions
 
 
 def cell(table: str, item: str, quantity: str, published, ours, tolerance, note="", **kw) -> Check:
-    """A recomputed value against the printed one."""
+    """A recomputed value against the printed one (``printed_decimals=`` its precision)."""
     return Check(STUDY, table, "cell", item, quantity, published, ours, tolerance, note, **kw)
 
 
@@ -43,20 +44,40 @@ def _pair_key(a: str, b: str) -> tuple[str, str]:
 
 
 def _published(published_dir: Path) -> dict[str, pd.DataFrame]:
+    """The published tables; those with cell checks read as printed
+    (:func:`rederive.printed.read_published`: ``<column>__decimals`` beside each number)."""
     d = Path(published_dir)
     tables = {
         "t1": read_csv_frame(d / "salitrap_table1_tar_hfr.csv"),
         "t2": read_csv_frame(d / "salitrap_table2_scr_si.csv"),
         "t3": read_csv_frame(d / "salitrap_table3_dataset.csv"),
-        "t5": read_csv_frame(d / "salitrap_table5_pairs.csv"),
-        "t6": read_csv_frame(d / "salitrap_table6_liberation.csv"),
-        "t7": read_csv_frame(
-            d / "salitrap_table7_interventions.csv", dtype={"TAR_delta_vs_control_as_printed": str}
+        "t5": read_published(d / "salitrap_table5_pairs.csv", ["co_failure_rate", "jaccard"]),
+        "t6": read_published(
+            d / "salitrap_table6_liberation.csv",
+            ["n_sc_main", "n_requeried", "cond_A", "cond_B", "cond_C"],
+        ),
+        "t7": read_published(
+            d / "salitrap_table7_interventions.csv",
+            ["TAR", "HFR"],
+            text=["TAR_delta_vs_control_as_printed"],
         ),
     }
     all_fail = d / "salitrap_table5_all_fail.csv"
-    tables["t5_all"] = read_csv_frame(all_fail) if all_fail.exists() else None
+    tables["t5_all"] = (
+        read_published(all_fail, ["items_failed_by_all", "share_percent"])
+        if all_fail.exists()
+        else None
+    )
     return tables
+
+
+def _decimals(row, column: str) -> int | None:
+    """The printed decimals :func:`rederive.printed.read_published` put beside ``column``."""
+    return printed_decimals(_field(row, column + DECIMALS))
+
+
+def _field(row, name: str):
+    return row[name] if isinstance(row, pd.Series) else getattr(row, name)
 
 
 # ----------------------------------------------------------------- cell checks
@@ -86,6 +107,7 @@ def cell_checks_table5(pub: dict, pairs: pd.DataFrame, table5: pd.DataFrame, all
                     float(getattr(row, quantity)),
                     None if mine is None else float(getattr(mine, quantity)),
                     tol / 100.0,
+                    printed_decimals=_decimals(row, quantity),
                 )
             )
         checks.append(
@@ -107,7 +129,13 @@ def cell_checks_table5(pub: dict, pairs: pd.DataFrame, table5: pd.DataFrame, all
         ):
             checks.append(
                 cell(
-                    "Table 5", "all models", quantity, float(p[column]), float(o[column]), tolerance
+                    "Table 5",
+                    "all models",
+                    quantity,
+                    float(p[column]),
+                    float(o[column]),
+                    tolerance,
+                    printed_decimals=_decimals(p, column),
                 )
             )
     return checks
@@ -128,6 +156,7 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
                     float(getattr(row, column)),
                     float(ours.loc[key, "percent"]) if key in ours.index else None,
                     tol,
+                    printed_decimals=_decimals(row, column),
                 )
             )
     for model, group in pub["t6"].groupby("model", sort=False):
@@ -141,6 +170,7 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
                 float(overall["n_sc_main"]),
                 float(ours.loc[key, "sc_cases"]) if key in ours.index else None,
                 0,
+                printed_decimals=_decimals(overall, "n_sc_main"),
             )
         )
         for condition in names.values():
@@ -154,6 +184,7 @@ def cell_checks_table6(pub: dict, table6: pd.DataFrame, tol: float) -> list[Chec
                     float(ours.loc[key, "denominator"]) if key in ours.index else None,
                     0,
                     "the paper prints one n per model",
+                    printed_decimals=_decimals(overall, "n_requeried"),
                 )
             )
     return checks
@@ -175,20 +206,23 @@ def cell_checks_table7(pub: dict, table7: pd.DataFrame, tol: float) -> list[Chec
                     float(ours[key]) if key in ours.index else None,
                     tol,
                     note,
+                    printed_decimals=_decimals(row, metric),
                 )
             )
         printed = row.TAR_delta_vs_control_as_printed
         if isinstance(printed, str) and printed.strip():
             key = (row.model, row.condition, "TAR_delta")
+            number = read_printed(printed)
             checks.append(
                 cell(
                     "Table 7",
                     f"{row.model} / {row.condition}",
                     "TAR change vs control (as printed)",
-                    float(printed),
+                    number.value,
                     float(ours[key]) if key in ours.index else None,
                     tol,
                     "ours = intervention TAR minus Table 1 control TAR",
+                    printed_decimals=number.decimals,
                 )
             )
     return checks

@@ -12,12 +12,14 @@ import pandas as pd
 
 from rederive.check import (
     Check,
+    printed_decimals,
     published_available,
     write_no_published_check,
     write_published_check,
 )
 from rederive.io.names import read_csv
-from rederive.studies.tag_sycophancy.published import PUBLISHED_FILES, load_published
+from rederive.printed import DECIMALS
+from rederive.studies.tag_sycophancy.published import PUBLISHED_FILES, load_printed
 
 STUDY = "tag_sycophancy"
 SIMULATED_NOTE = (
@@ -26,8 +28,24 @@ SIMULATED_NOTE = (
 )
 
 
-def _cell(table, item, quantity, published, ours, tolerance, note="") -> Check:
-    return Check(STUDY, table, "cell", item, quantity, published, ours, tolerance, note)
+def _cell(table, item, quantity, published, ours, tolerance, note="", decimals=None) -> Check:
+    return Check(
+        STUDY,
+        table,
+        "cell",
+        item,
+        quantity,
+        published,
+        ours,
+        tolerance,
+        note,
+        printed_decimals=printed_decimals(decimals),
+    )
+
+
+def _decimals(row, column: str):
+    """The printed decimals beside ``column`` (absent when read without them)."""
+    return row.get(column + DECIMALS)
 
 
 def _identity(table, item, quantity, published, ours, tolerance, note="") -> Check:
@@ -37,14 +55,23 @@ def _identity(table, item, quantity, published, ours, tolerance, note="") -> Che
 def _panel_cell(row, item, quantity, ours) -> Check:
     """Check of one row of ``published/panel.csv``, with the tolerance it states."""
     return _cell(
-        "panel", item, quantity, float(row["value"]), ours, float(row["tolerance"]), row["source"]
+        "panel",
+        item,
+        quantity,
+        float(row["value"]),
+        ours,
+        float(row["tolerance"]),
+        row["source"],
+        _decimals(row, "value"),
     )
 
 
 def _row_cells(table, row, item, key, ours, columns, tol) -> list[Check]:
     """Cell checks of ``columns`` of one published row against ``ours.loc[key]``."""
     return [
-        _cell(table, item, c, float(row[c]), _get(ours, key, c), tol, row["source"])
+        _cell(
+            table, item, c, float(row[c]), _get(ours, key, c), tol, row["source"], _decimals(row, c)
+        )
         for c in columns
     ]
 
@@ -78,6 +105,7 @@ def model_checks(published, table, tol_effect, tol_ci) -> list[Check]:
                         _get(ours, m, ours_col),
                         tol,
                         row["source"],
+                        _decimals(row, column),
                     )
                 )
         if pd.notna(row["class"]):
@@ -208,7 +236,7 @@ def main(snakemake):
             analysis=snakemake.wildcards.analysis,
         )
         return
-    published = load_published(p.published_dir)
+    published = load_printed(p.published_dir)
     table = read_csv(snakemake.input.table)
     comp = read_csv(snakemake.input.composition)
     lineages = read_csv(snakemake.input.lineages)
