@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 RAW = REPO / "raw"
 BENCH_FIXTURES = REPO / "tests" / "benchmark" / "fixtures"
 INSPECT_FIXTURES = BENCH_FIXTURES / "inspect"
+PREF_FIXTURES = REPO / "tests" / "preference" / "fixtures"
 BAD_LINE = 3  # the record each line-level case breaks (1-based)
 JUNK_VALUES = {
     "null": None,
@@ -158,7 +159,27 @@ def _readers() -> dict[str, Callable[[Path], object]]:
 
         return read
 
+    def pref(fmt, **options):
+        # A preference reader as the coming ingest calls it: counted, balanced.
+        from rederive.io import preference
+        from rederive.io.accounting import Accounting
+
+        def read(path):
+            acct = Accounting(study="s", run="run", file=str(path), sha256="")
+            preference.get(fmt).read(path, params={fmt: options}, accounting=acct)
+            acct.check_balance()
+            return acct
+
+        return read
+
     return {
+        "pref_alpaca_eval": pref("alpaca_eval"),
+        "pref_arena_hard": pref("arena_hard"),
+        "pref_mt_bench": pref("mt_bench"),
+        "pref_battles_json": pref("battles"),
+        "pref_battles_jsonl": pref("battles"),
+        "pref_long_csv": pref("long"),
+        "pref_long_jsonl": pref("long"),
         "salitrap_items": quiet(lambda p: sali_items.read_items(p, sali["dimensions"])),
         "salitrap_run": lambda p: sali_ingest.label_run(
             p,
@@ -252,7 +273,66 @@ def _bases() -> dict[str, tuple[str, bytes, str]]:
         for line in _head(RAW / "bias_awareness/runs/GPT-4o.jsonl", 40).splitlines(keepends=True)
         if json.loads(line)["question_id"] in {"simgsm_0001", "simgsm_0002"}
     ]
+    battles = [
+        {
+            "question_id": f"q{i}",
+            "model_a": "m1",
+            "model_b": "m2",
+            "winner": w,
+            "judge": "u",
+            "anony": True,
+        }
+        for i, w in enumerate(["model_a", "model_b", "tie", "tie (bothbad)", "model_a"])
+    ]
+    pref_games = [
+        {"model_a": "m1", "model_b": "m2", "outcome": o, "item_id": f"q{i}"}
+        for i, o in enumerate([1, 0, 0.5, 0.25, 1])
+    ]
     return {
+        # Real files of the preference readers (tests/preference/fixtures/README.md).
+        "pref_alpaca_eval": (
+            "annotations.json",
+            (
+                PREF_FIXTURES
+                / "alpaca_eval/results/LMCocktail-10.7B-v1/alpaca_eval_gpt4/annotations.json"
+            ).read_bytes(),
+            "json",
+        ),
+        "pref_arena_hard": (
+            "gpt-4-0613.jsonl",
+            (
+                PREF_FIXTURES / "arena_hard/v0.1-2025/gpt-4-1106-preview/gpt-4-0613.jsonl"
+            ).read_bytes(),
+            "jsonl",
+        ),
+        "pref_mt_bench": (
+            "gpt-4_pair.jsonl",
+            _head(PREF_FIXTURES / "mt_bench/gpt-4_pair.jsonl", 4),
+            "jsonl",
+        ),
+        "pref_battles_json": (
+            "battles.json",
+            (PREF_FIXTURES / "battles/chatbot_arena_conversations_example.json").read_bytes(),
+            "json",
+        ),
+        "pref_battles_jsonl": (
+            "battles.jsonl",
+            "".join(json.dumps(r) + "\n" for r in battles).encode(),
+            "jsonl",
+        ),
+        "pref_long_csv": (
+            "games.csv",
+            (
+                "model_a,model_b,outcome,item_id\n"
+                + "".join(f"m1,m2,{r['outcome']},{r['item_id']}\n" for r in pref_games)
+            ).encode(),
+            "csv",
+        ),
+        "pref_long_jsonl": (
+            "games.jsonl",
+            "".join(json.dumps(r) + "\n" for r in pref_games).encode(),
+            "jsonl",
+        ),
         "salitrap_items": ("items.jsonl", _head(RAW / "salitrap/items.jsonl", 6), "jsonl"),
         "salitrap_run": (
             "run.jsonl",
@@ -574,12 +654,13 @@ def make_corpus(root: Path) -> list[Case]:
         if kind == "jsonl":
             for case, broken, line in _field_cases(data):
                 write(reader, case, name, broken, line)
-        if reader in {"matrix", "long_csv", "cot_baselines", "bench_published"}:
+        if reader in {"matrix", "long_csv", "cot_baselines", "bench_published", "pref_long_csv"}:
             columns = {
                 "matrix": [0, 1, 2],
                 "long_csv": [0, 1, 2],
                 "cot_baselines": [2, 3],
                 "bench_published": [1],
+                "pref_long_csv": [0, 1, 2],
             }[reader]
             for case, broken, line in _cell_cases(data, columns):
                 write(reader, case, name, broken, line)

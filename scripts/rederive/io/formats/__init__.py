@@ -82,9 +82,10 @@ def get(name: str) -> ModuleType:
     raise ValueError(f"unknown input format {name!r}; known: {', '.join(names())}")
 
 
-def detected(path: Path) -> list[str]:
-    """Names of the formats whose ``detect`` accepts ``path``."""
-    return [module.NAME for module in FORMATS if module.detect(path)]
+def detected(path: Path, formats: tuple[ModuleType, ...] = FORMATS) -> list[str]:
+    """Names of the formats (of ``formats``, default this registry's) whose ``detect``
+    accepts ``path``."""
+    return [module.NAME for module in formats if module.detect(path)]
 
 
 def _skipped(path: Path, skip: set[Path]) -> bool:
@@ -93,7 +94,11 @@ def _skipped(path: Path, skip: set[Path]) -> bool:
 
 
 def find_auto_runs(
-    folder: str | Path, *, skip: tuple[str | Path, ...] = ()
+    folder: str | Path,
+    *,
+    skip: tuple[str | Path, ...] = (),
+    formats: tuple[ModuleType, ...] = FORMATS,
+    docs: str = "docs/input-formats.md",
 ) -> list[tuple[str, str, Path]]:
     """The runs of a folder of mixed outputs, each with its detected format.
 
@@ -104,6 +109,11 @@ def find_auto_runs(
     skip : tuple of paths
         Files or folders that are not runs (the analysis's ``items.csv`` and
         ``published/`` when the folder is its raw_dir).
+    formats : tuple of modules
+        The registry searched (default this one, the benchmark formats; the
+        preference readers pass theirs, :mod:`rederive.io.preference`).
+    docs : str
+        The page the "no format recognises" error points to.
 
     Returns
     -------
@@ -122,10 +132,12 @@ def find_auto_runs(
     runs: list[tuple[str, Path]] = []
     loose: list[Path] = []
 
+    modules = {module.NAME: module for module in formats}
+
     def walk(directory: Path) -> None:
-        matches = detected(directory)
+        matches = detected(directory, formats)
         if len(matches) > 1:
-            refuse(directory, matches)
+            refuse(directory, matches, formats, docs)
         if matches:
             runs.append((matches[0], directory))
             return
@@ -138,11 +150,11 @@ def find_auto_runs(
                 loose.append(entry)
 
     walk(folder)
-    matches = {path: detected(path) for path in loose}
+    matches = {path: detected(path, formats) for path in loose}
     runs += [(found[0], path) for path, found in matches.items() if len(found) == 1]
     owners: dict[Path, set[Path]] = {}
     for fmt, path in runs:
-        for part in get(fmt).files(path):
+        for part in modules[fmt].files(path):
             owners.setdefault(part.resolve(), set()).add(path)
     companions = set()
     for path in loose:
@@ -150,7 +162,7 @@ def find_auto_runs(
         if owners.get(path.resolve(), set()) - {path}:
             companions.add(path)
         elif len(matches[path]) != 1:
-            refuse(path, matches[path])
+            refuse(path, matches[path], formats, docs)
     found = []
     for fmt, path in runs:
         if path in companions:
@@ -160,7 +172,12 @@ def find_auto_runs(
     return sorted(found)
 
 
-def refuse(path: Path, matches: list[str]) -> None:
+def refuse(
+    path: Path,
+    matches: list[str],
+    formats: tuple[ModuleType, ...] = FORMATS,
+    docs: str = "docs/input-formats.md",
+) -> None:
     """Raise the auto-mode error for a candidate detected by none or several formats."""
     if matches:
         raise InputError(
@@ -170,7 +187,7 @@ def refuse(path: Path, matches: list[str]) -> None:
             file=relpath(path),
         )
     raise InputError(
-        f"inputs.auto: no input format recognises this file (tried {', '.join(names())}; "
-        "see docs/input-formats.md); move it out of the folder",
+        f"inputs.auto: no input format recognises this file (tried "
+        f"{', '.join(module.NAME for module in formats)}; see {docs}); move it out of the folder",
         file=relpath(path),
     )
