@@ -219,7 +219,7 @@ def _inverted(bound, target: float, *, lower: bool) -> float:
     tiny = 1e-15
     if gap(tiny) > 0:
         return 0.0
-    return float(optimize.brentq(gap, tiny, 0.5, xtol=1e-14, rtol=1e-12))
+    return float(optimize.brentq(gap, tiny, 0.5, xtol=1e-300, rtol=1e-15))
 
 
 def newcombe_pvalues(
@@ -494,7 +494,12 @@ def _reason(d: PairedDifference, verdict: str, margin: float, alpha: float) -> s
         return text
     if verdict == NOT_WORSE:
         text = f"{ci} lies above the margin {edge}"
-        if d.ci_high < 0:
+        if d.ci_low > 0:
+            text += (
+                f"; not shown better: p = {d.p_better:.2g} ≥ {alpha:.3g} ({d.p_method}), "
+                "the test that decides superiority"
+            )
+        elif d.ci_high < 0:
             text += ": lower than the baseline, but by less than the margin"
         return text
     if not np.isfinite(d.p_not_worse):
