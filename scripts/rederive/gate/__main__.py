@@ -140,7 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # --help (0) or a usage error (3): a status, not an exception
+        return int(stop.code or 0)
     try:
         settings = Settings(
             margin_pp=args.margin_pp,
