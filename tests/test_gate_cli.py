@@ -5,7 +5,7 @@ The data are the real SWE-bench Verified resolved lists of
 reports (``<model>.<run_id>.json``, schema_version 2, the files
 ``rederive.io.formats.swebench`` reads); the verdicts must be those of
 :mod:`rederive.stats.gate` on the same columns, which tests/stats/test_gate.py
-checks against exact McNemar and Newcombe's interval.
+checks against exact McNemar, an independent Tango interval and Newcombe's.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from rederive.gate.outputs import summary_lines, to_json, write_all
 
 DESCRIPTION = """\
 Gate a candidate against a baseline on the items both answered: the paired
-difference candidate − baseline with its two-sided interval (Newcombe's paired
+difference candidate − baseline with its two-sided interval (Tango's paired
 score interval for 0/1 scores, paired t for fractional scores, clustered t with
 --cluster-by), and a verdict:
 

@@ -5,10 +5,10 @@ On the items both models answered, the paired difference ``Δ = candidate − ba
 ``level`` by the analysis's own method (:mod:`rederive.stats.clustered`, as
 ``pairwise.csv``):
 
-* unclustered 0/1 scores: Newcombe's hybrid score interval for a difference of
-  paired proportions (method 10 of Newcombe 1998; Fagerland, Lydersen & Laake
-  2014 recommend it), with the exact McNemar test (a binomial test on the
-  discordant items) deciding superiority, as ``pairwise.csv``'s p-value does;
+* unclustered 0/1 scores: Tango's asymptotic score interval for a difference of
+  paired proportions (the inversion of the score test whose statistic at Δ = 0
+  is McNemar's), with the exact McNemar test (a binomial test on the discordant
+  items) deciding superiority, as ``pairwise.csv``'s p-value does;
 * fractional scores (epoch means, partial credit): the paired t interval on the
   per-item differences (``n − 1`` df);
 * with ``cluster_by``: the clustered t interval, ``C − 1`` df
@@ -36,20 +36,25 @@ non-inferiority needs no multiplicity adjustment (closed testing; Morikawa &
 Yoshida 1995; CPMP 2000). A candidate that is below the baseline but provably
 within the margin is ``not worse``, and the reason says so.
 
-Why Newcombe's interval for 0/1 scores, and why exact McNemar beside it. The
+Why Tango's score interval for 0/1 scores, and exact McNemar beside it. The
 exact McNemar test conditions on the number of discordant items ``m`` and is
-exact at Δ = 0 only: inverting it at Δ = −margin needs the discordant share
-``ψ = P(a ≠ b)``, a nuisance parameter, and plugging in ``ψ̂`` understates the
-variance by the factor ``(1 − (δ/ψ)²) / (1 − δ²/ψ)`` (δ the margin): for two
-close models (ψ = 5%) and a 2-point margin the test's size at the margin is
-0.036 instead of 0.025. Newcombe's square-and-add interval combines the two
-Wilson score intervals of the marginal accuracies with their correlation, is
-unconditional, never leaves [−1, 1], and keeps near-nominal coverage at
-every ψ (Newcombe 1998, Fagerland et al. 2014; ``bench/gate_simulation.py``
-measures its size at the margin here). Superiority is a test at Δ = 0, where the
-conditional test is exact and is what ``pairwise.csv`` reports, so ``better``
-is decided by it; at a borderline the interval's lower bound may sit a hair on
-the other side of 0, and the row's reason says which test decided.
+exact at Δ = 0 only: at Δ = −margin the conditional distribution depends on the
+discordant share ``ψ = P(a ≠ b)``, a nuisance parameter, and the exact
+conditional interval (Clopper–Pearson on the discordant split, mapped by the
+observed ``ψ̂``) ignores its variance: for two close models (ψ = 4%) and a
+3-point margin it calls a candidate that is exactly 3 points worse "not worse"
+11% of the time instead of 2.5%. Tango's score test handles ψ by its
+restricted maximum-likelihood estimate under each Δ₀, and Newcombe's hybrid
+score interval (method 10) by the Wilson intervals of the two margins; both are
+near nominal for distant models, but at close models Newcombe's non-inferiority
+test is liberal (0.028–0.032 at ψ = 4–5%) where Tango's stays at or below 0.025
+(``bench/gate_simulation.py``, bench/README.md). A gate must above all not pass
+a regression, so the interval is Tango's (Fagerland, Lydersen & Laake 2014
+recommend both); at Δ = 0 its statistic is McNemar's asymptotic one.
+Superiority is a test at Δ = 0, where the conditional test is exact and is
+what ``pairwise.csv`` reports, so ``better`` is decided by it; at a borderline
+the interval's lower bound may sit a hair on the other side of 0, and the
+row's reason says which test decided.
 
 Inconclusive gates report what would decide them: the distance of the
 estimate from the margin, the minimum detectable distance (MDE) at this ``n`` and
@@ -66,9 +71,14 @@ Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and
 Wellek, S. (2010). *Testing Statistical Hypotheses of Equivalence and
     Noninferiority*, 2nd ed., ch. 2 (non-inferiority), ch. 5.2 (paired binary
     data). Chapman & Hall/CRC.
+Tango, T. (1998). Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design. *Statistics in Medicine*, 17(8),
+    891–908.
+Nam, J. (1997). Establishing equivalence of two treatments and sample size
+    requirements in matched-pairs design. *Biometrics*, 53(4), 1422–1430.
 Newcombe, R. G. (1998). Improved confidence intervals for the difference between
     binomial proportions based on paired data. *Statistics in Medicine*, 17(22),
-    2635–2650 (method 10).
+    2635–2650 (method 10; measured against here).
 Fagerland, M. W., Lydersen, S. & Laake, P. (2014). Recommended tests and
     confidence intervals for paired binomial proportions. *Statistics in
     Medicine*, 33(16), 2850–2875.
@@ -90,7 +100,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import optimize, stats
-from statsmodels.stats.proportion import proportion_confint
 
 from rederive.stats.clustered import (
     PAIRED_T,
@@ -108,11 +117,12 @@ __all__ = [
     "WORSE",
     "INCONCLUSIVE",
     "VERDICTS",
-    "NEWCOMBE",
+    "TANGO",
     "PairedDifference",
     "GateDecision",
-    "newcombe_paired_interval",
-    "newcombe_pvalues",
+    "tango_statistic",
+    "tango_interval",
+    "tango_pvalues",
     "mcnemar_one_sided",
     "paired_difference",
     "decide",
@@ -128,127 +138,87 @@ INCONCLUSIVE = "inconclusive"
 VERDICTS = (BETTER, NOT_WORSE, INCONCLUSIVE, WORSE)
 
 #: ``ci_method`` of the unclustered 0/1 interval.
-NEWCOMBE = "Newcombe hybrid score, paired (method 10)"
+TANGO = "Tango score interval, paired (restricted ML)"
 #: ``p_method`` of the superiority test of unclustered 0/1 scores.
 MCNEMAR_ONE_SIDED = "exact McNemar, one-sided (binomial on discordant items)"
 
 
-def _wilson(count, n, level: float):
-    """Wilson score interval of ``count / n`` (statsmodels, vectorised); level 0 is the point."""
-    count = np.asarray(count, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if level <= 0:
-        return count / n, count / n
-    low, high = proportion_confint(count, n, alpha=1.0 - level, method="wilson")
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-
-
-def _phi(both, cand_only, base_only, neither):
-    """Newcombe's correlation of the two marginal accuracies, continuity-corrected.
-
-    ``(ad − bc) / √(efgh)`` over the 2×2 table with the numerator pulled towards
-    zero by ``n/2`` when positive (0 when it lies in ``[0, n/2]``; Newcombe 1998,
-    method 10; Fagerland et al. 2014, §4.3), 0 when a margin is empty.
-    """
-    a, b, c, d = (np.asarray(x, dtype=float) for x in (both, cand_only, base_only, neither))
-    n = a + b + c + d
-    margins = (a + b) * (c + d) * (a + c) * (b + d)
-    cross = a * d - b * c
-    cross = np.where(cross > n / 2, cross - n / 2, np.where(cross >= 0, 0.0, cross))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(margins > 0, cross / np.sqrt(margins), 0.0)
-
-
-def newcombe_paired_interval(both, cand_only, base_only, neither, level: float = 0.95):
-    """Newcombe's hybrid score interval of ``p_candidate − p_baseline`` on paired 0/1 data.
+def tango_statistic(cand_only, base_only, n, delta0):
+    """Tango's score statistic of ``H0: Δ = delta0`` on paired 0/1 data (vectorised).
 
     Parameters
     ----------
-    both, cand_only, base_only, neither : int or array_like of int
-        Items both models got right, only the candidate, only the baseline,
-        neither (arrays: one table per entry).
-    level : float
-        Two-sided confidence level (0 gives the point estimate twice).
+    cand_only, base_only : int or array_like
+        Discordant items: only the candidate right (``b``), only the baseline (``c``).
+    n : int or array_like
+        Items.
+    delta0 : float or array_like
+        Hypothesised ``Δ = P(candidate only) − P(baseline only)``, in (−1, 1).
 
     Returns
     -------
-    low, high : float or ndarray
-        ``θ̂ − √(dl₁² − 2φ dl₁ du₂ + du₂²)`` and ``θ̂ + √(du₁² − 2φ du₁ dl₂ + dl₂²)``,
-        ``θ̂ = (cand_only − base_only) / n``, ``dl``/``du`` the distances from each
-        marginal accuracy to its Wilson bounds (1 = candidate, 2 = baseline) and
-        ``φ`` the continuity-corrected correlation of the two margins. NaN for an
-        empty table.
-
-    Notes
-    -----
-    Square-and-add (MOVER) on Wilson intervals with the correlation of the two
-    marginal estimates: Newcombe (1998) method 10, Fagerland et al. (2014)
-    "Newcombe square-and-add".
+    float or ndarray
+        ``z = (b − c − n Δ₀) / √(n (2 p̃ + Δ₀ − Δ₀²))``, ``p̃`` the restricted
+        maximum-likelihood estimate of ``P(baseline only)`` under ``Δ = Δ₀``, the
+        root of ``2n p² + (−b − c + (2n − b + c) Δ₀) p − c Δ₀ (1 − Δ₀) = 0``
+        (Tango 1998, eq. 3; Nam 1997). At Δ₀ = 0 it is McNemar's
+        ``(b − c)/√(b + c)``; with no discordant item it is 0 there.
     """
-    a, b, c, d = (np.asarray(x, dtype=float) for x in (both, cand_only, base_only, neither))
-    n = a + b + c + d
-    safe = np.where(n > 0, n, 1.0)
-    p1, p2 = (a + b) / safe, (a + c) / safe
-    l1, u1 = _wilson(a + b, safe, level)
-    l2, u2 = _wilson(a + c, safe, level)
-    phi = _phi(a, b, c, d)
-    down = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
-    up = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
-    theta = p1 - p2
-    low = np.where(n > 0, theta - np.sqrt(np.maximum(down, 0.0)), np.nan)
-    high = np.where(n > 0, theta + np.sqrt(np.maximum(up, 0.0)), np.nan)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
+    b = np.asarray(cand_only, dtype=float)
+    c = np.asarray(base_only, dtype=float)
+    n = np.asarray(n, dtype=float)
+    d = np.asarray(delta0, dtype=float)
+    big_a = 2.0 * n
+    big_b = -b - c + (2.0 * n - b + c) * d
+    big_c = -c * d * (1.0 - d)
+    root = np.sqrt(np.maximum(big_b * big_b - 4.0 * big_a * big_c, 0.0))
+    p_base = (-big_b + root) / (2.0 * big_a)
+    var = n * (2.0 * p_base + d - d * d)
+    num = b - c - n * d
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(var > 0, num / np.sqrt(np.where(var > 0, var, 1.0)), np.sign(num) * np.inf)
+    z = np.where(num == 0, 0.0, z)
+    return float(z) if z.ndim == 0 else z
 
 
-def _inverted(bound, target: float, *, lower: bool) -> float:
-    """One-sided p-value of ``H0: Δ ≤ target`` (``lower``) or ``H0: Δ ≥ target``, by inversion.
+def tango_interval(cand_only: int, base_only: int, n: int, level: float = 0.95):
+    """Tango's score interval of ``Δ = p_candidate − p_baseline``: the Δ₀ not rejected.
 
-    ``bound(level)`` is the interval's lower (``lower``) or upper bound at
-    two-sided ``level``, with the point estimate strictly above (below)
-    ``target``. The p-value is the ``p`` at which the bound of level ``1 − 2p``
-    meets ``target``, so ``p < α/2`` exactly when the ``1 − α`` interval
-    excludes ``target``.
+    The bounds solve ``z(Δ₀) = ±z_{(1+level)/2}`` (:func:`tango_statistic`,
+    decreasing in Δ₀), found by Brent's method on (−1, 1).
+
+    Returns
+    -------
+    low, high : float
     """
-    sign = 1.0 if lower else -1.0
+    if n <= 0:
+        return float("nan"), float("nan")
+    crit = float(stats.norm.isf((1.0 - level) / 2.0))
+    edge = 1.0 - 1e-12
 
-    def gap(p: float) -> float:
-        return sign * (bound(1.0 - 2.0 * p) - target)
+    def solve(target: float, lo: float, hi: float) -> float:
+        def f(x: float) -> float:
+            return tango_statistic(cand_only, base_only, n, x) - target
 
-    tiny = 1e-15
-    if gap(tiny) > 0:
-        return 0.0
-    return float(optimize.brentq(gap, tiny, 0.5, xtol=1e-300, rtol=1e-15))
+        if f(lo) <= 0:  # the bound is the edge of the parameter space
+            return -1.0 if lo == -edge else lo
+        if f(hi) >= 0:
+            return 1.0 if hi == edge else hi
+        return float(optimize.brentq(f, lo, hi, xtol=1e-14, rtol=1e-13))
+
+    point = (cand_only - base_only) / n
+    return solve(crit, -edge, point), solve(-crit, point, edge)
 
 
-def newcombe_pvalues(
-    both: int, cand_only: int, base_only: int, neither: int, margin: float
-) -> tuple[float, float]:
+def tango_pvalues(cand_only: int, base_only: int, n: int, margin: float) -> tuple[float, float]:
     """One-sided p-values of non-inferiority (``H0: Δ ≤ −margin``) and inferiority
-    (``H0: Δ ≥ −margin``) by inverting :func:`newcombe_paired_interval`.
+    (``H0: Δ ≥ −margin``): ``1 − Φ(z)`` and ``Φ(z)``, ``z`` = :func:`tango_statistic` at −margin.
 
-    ``p < α/2`` exactly when the ``1 − α`` interval's lower (upper) bound lies
-    above (below) ``−margin``. The side the estimate is not on gets ``1 − p`` of
-    the other (so the two add up to 1, as a one-sided pair of a continuous test
-    does); an estimate exactly on the margin gives 1/2 to both.
+    ``p < α/2`` exactly when the ``1 − α`` :func:`tango_interval` lies above
+    (below) −margin.
     """
-    table = (both, cand_only, base_only, neither)
-
-    def low(level: float) -> float:
-        return newcombe_paired_interval(*table, level=level)[0]
-
-    def high(level: float) -> float:
-        return newcombe_paired_interval(*table, level=level)[1]
-
-    point = low(0.0)
-    if point > -margin:
-        p_nw = _inverted(low, -margin, lower=True)
-        return p_nw, 1.0 - p_nw
-    if point < -margin:
-        p_w = _inverted(high, -margin, lower=False)
-        return 1.0 - p_w, p_w
-    return 0.5, 0.5
+    z = tango_statistic(cand_only, base_only, n, -margin)
+    return float(stats.norm.sf(z)), float(stats.norm.cdf(z))
 
 
 def mcnemar_one_sided(cand_only: int, base_only: int) -> float:
@@ -372,10 +342,8 @@ def paired_difference(
     influence = paired_influence(c, b, clusters=clusters)
     sd = unit_sd(influence)
     if clusters is None and _is_binary(b, c):
-        both = int(((b == 1) & (c == 1)).sum())
-        neither = int(((b == 0) & (c == 0)).sum())
-        low, high = newcombe_paired_interval(both, cand_only, base_only, neither, level)
-        p_nw, p_w = newcombe_pvalues(both, cand_only, base_only, neither, margin)
+        low, high = tango_interval(cand_only, base_only, b.size, level)
+        p_nw, p_w = tango_pvalues(cand_only, base_only, b.size, margin)
         return PairedDifference(
             n_items=int(b.size),
             n_units=int(b.size),
@@ -384,7 +352,7 @@ def paired_difference(
             diff=(cand_only - base_only) / b.size,
             ci_low=low,
             ci_high=high,
-            ci_method=NEWCOMBE,
+            ci_method=TANGO,
             p_method=MCNEMAR_ONE_SIDED,
             p_better=mcnemar_one_sided(cand_only, base_only),
             p_not_worse=p_nw,

@@ -4,7 +4,7 @@ From the analysis's warehouse (read-only: the ``scores`` behind ``pairwise.csv``
 and the ``responses`` epochs behind them), each candidate is gated against the
 baseline by :func:`rederive.gate.compare.run_gate` (statistics:
 :mod:`rederive.stats.gate`): the paired difference on the items both answered,
-its interval by the analysis's method (Newcombe's paired interval with the exact
+its interval by the analysis's method (Tango's paired score interval with the exact
 McNemar test for 0/1 scores, paired t for fractional ones, clustered t with
 ``cluster_by``), the verdict (better, not worse, worse, inconclusive) and, per
 task with ``by: task``, BH across tasks.
