@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize, stats
 from workflow_utils import REPO
 
 from rederive.gate.__main__ import main
@@ -331,3 +332,40 @@ def test_module_runs_as_a_program_and_help_is_complete(tmp_path, matrix):
         text=True,
     )
     assert proc.returncode == 1 and ": worse" in proc.stdout
+
+
+def test_epochs_are_averaged_and_the_epochs_needed_follow_the_noise_split(tmp_path, capsys):
+    # Seeded epochs: 150 items, 4 epochs each, item accuracies uniform, the candidate
+    # the baseline's plus three points on average with item-level disagreement.
+    rng = np.random.default_rng(21)
+    n, k = 150, 4
+    p_base = rng.uniform(0.2, 0.8, n)
+    p_cand = np.clip(p_base + rng.normal(0.03, 0.05, n), 0, 1)
+    rows = []
+    for model, p in (("base", p_base), ("cand", p_cand)):
+        for i in range(n):
+            for epoch in range(1, k + 1):
+                rows.append((model, "t", f"q{i}", int(rng.random() < p[i]), epoch))
+    path = tmp_path / "long.csv"
+    frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "correct", "epoch"])
+    frame.to_csv(path, index=False, lineterminator="\n")
+    argv = [path, "--baseline", "base", "--candidate", "cand", "--margin-pp", "2", "--json"]
+    overall = json.loads(gate(*argv, capsys=capsys)[1])["comparisons"][0]["overall"]
+    # Per-item epoch means, paired t on their differences.
+    means = frame.groupby(["model", "item_id"])["correct"].mean().unstack(0)
+    d = means["cand"] - means["base"]
+    assert overall["ci_method"] == "paired t on item differences" and overall["n_items"] == n
+    assert overall["diff_pp"] == pytest.approx(100 * d.mean(), abs=1e-9)
+    # Epochs that reach an MDE equal to the estimate's distance from the margin, from
+    # the between/within split written out: within = mean over items of both models'
+    # epoch variances; between = Var(d) - within / K (Miller 2024, sec. 3).
+    var = frame.groupby(["model", "item_id"])["correct"].var(ddof=1).unstack(0)
+    within = float((var["cand"] + var["base"]).mean())
+    between = float(d.var(ddof=1)) - within / k
+    z = stats.norm.isf(0.025)
+    kk = optimize.brentq(lambda x: stats.norm.cdf(x - z) + stats.norm.cdf(-x - z) - 0.8, 0, 10)
+    distance = abs(d.mean() + 0.02)
+    budget = n * (distance / kk) ** 2 - max(between, 0)
+    assert budget > 0 and within > 0
+    assert overall["epochs_needed"] == max(int(np.ceil(within / budget - 1e-9)), 1) > k
+    assert overall["verdict"] == "inconclusive" and overall["epochs_note"] == ""
