@@ -84,10 +84,17 @@ class Settings:
 
     @property
     def alpha_one_sided(self) -> float:
-        return (1.0 - self.level) / 2.0
+        # Rounded: (1 - 0.95) / 2 is 0.025000000000000022 in binary floating point.
+        return round((1.0 - self.level) / 2.0, 12)
 
     def as_dict(self) -> dict:
         return {**asdict(self), "alpha_one_sided": self.alpha_one_sided}
+
+
+#: Decimals of the percentage-point fields and significant digits of the p-values
+#: in the report: far below any decision, and the same text on every platform.
+PP_DECIMALS = 6
+P_DIGITS = 6
 
 
 def _finite(x) -> float | None:
@@ -97,7 +104,17 @@ def _finite(x) -> float | None:
 
 def _pp(x) -> float | None:
     x = _finite(x)
-    return None if x is None else 100.0 * x
+    return None if x is None else round(100.0 * x, PP_DECIMALS)
+
+
+def _whole(x) -> int | None:
+    x = _finite(x)
+    return None if x is None else int(x)
+
+
+def _p(x) -> float | None:
+    x = _finite(x)
+    return None if x is None else float(f"{x:.{P_DIGITS}g}")
 
 
 def row(decision: dict, settings: Settings) -> dict:
@@ -112,9 +129,9 @@ def row(decision: dict, settings: Settings) -> dict:
         "ci_high_pp": _pp(decision["ci_high"]),
         "ci_method": decision["ci_method"],
         "p_method": decision["p_method"],
-        "p_better": _finite(decision["p_better"]),
-        "p_not_worse": _finite(decision["p_not_worse"]),
-        "p_worse": _finite(decision["p_worse"]),
+        "p_better": _p(decision["p_better"]),
+        "p_not_worse": _p(decision["p_not_worse"]),
+        "p_worse": _p(decision["p_worse"]),
         "n_candidate_higher": int(decision["cand_only"]),
         "n_baseline_higher": int(decision["base_only"]),
         "verdict": decision["verdict"],
@@ -122,14 +139,14 @@ def row(decision: dict, settings: Settings) -> dict:
         "distance_pp": _pp(decision["distance"]),
         "sd_unit_pp": _pp(decision["sd_unit"]),
         "mde_pp": _pp(decision["mde"]),
-        "units_needed": _finite(decision["units_needed"]),
-        "items_needed": _finite(decision["items_needed"]),
+        "units_needed": _whole(decision["units_needed"]),
+        "items_needed": _whole(decision["items_needed"]),
         "small_n": bool(decision["n_items"] < settings.min_n),
     }
     return out
 
 
-def _epochs_needed(pair: Pair, distance: float, settings: Settings) -> tuple[float | None, str]:
+def _epochs_needed(pair: Pair, distance: float, settings: Settings) -> tuple[int | None, str]:
     """Epochs per item that would decide the gate at the items it has, and why not."""
     if settings.cluster_by != "none":
         return None, "not computed with cluster_by (the noise decomposition is per item)"
@@ -149,7 +166,7 @@ def _epochs_needed(pair: Pair, distance: float, settings: Settings) -> tuple[flo
             "no number of epochs decides it at these items: the between-item variance "
             "alone puts the MDE above the distance to the margin"
         )
-    return float(k), ""
+    return int(k), ""
 
 
 def _small(decision: dict, settings: Settings) -> dict:
@@ -204,7 +221,7 @@ def compare(pair: Pair, settings: Settings) -> dict:
                     "task": r["group"],
                     "in_family": r["in_family"],
                     "reason": r["reason"],
-                    **{k: _finite(r[k]) for k in ("q_better", "q_not_worse", "q_worse")},
+                    **{k: _p(r[k]) for k in ("q_better", "q_not_worse", "q_worse")},
                 }
             )
             tasks.append(task_row)

@@ -148,7 +148,7 @@ def markdown(report: dict) -> str:
     lines = [
         f"# Gate: candidates against {base['model']}",
         "",
-        f"Baseline **{base['model']}** ({base['source']}). Margin {s['margin_pp']:g} points; "
+        f"Baseline **{base['model']}** ({base['source']}). Margin {s['margin_pp']:g} pp; "
         f"two-sided {100 * s['level']:g}% intervals, each one-sided test at "
         f"{s['alpha_one_sided']:.3g}; clusters: {s['cluster_by']}; fail on: {s['fail_on']}.",
         "",
