@@ -217,6 +217,9 @@ def test_by_task_with_bh_matches_the_library(tmp_path, matrix, capsys):
     assert code == (1 if regressed else report["exit_code"])
     small = [t for t in tasks if t["n_items"] < 20]
     assert small and all(not t["in_family"] and t["verdict"] == "inconclusive" for t in small)
+    # Every task row has every field (the numbers of a small task are null).
+    assert all(t.keys() == tasks[0].keys() for t in tasks)
+    assert all(t["diff_pp"] is None and t["q_worse"] is None for t in small)
 
 
 def test_cluster_by_category_is_the_clustered_library_gate(tmp_path, matrix, capsys):

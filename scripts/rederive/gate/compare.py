@@ -214,8 +214,14 @@ def compare(pair: Pair, settings: Settings) -> dict:
         ):
             if "diff" in r:
                 task_row = row(r, settings)
-            else:
-                task_row = {"n_items": r["n_items"], "verdict": r["verdict"], "small_n": True}
+            else:  # too few items: every field present, the numbers null
+                task_row = dict.fromkeys(overall) | {
+                    "n_items": r["n_items"],
+                    "verdict": r["verdict"],
+                    "small_n": True,
+                }
+                for key in ("epochs_needed", "epochs_note"):
+                    task_row.pop(key)
             task_row.update(
                 {
                     "task": r["group"],
