@@ -118,6 +118,7 @@ __all__ = [
     "INCONCLUSIVE",
     "VERDICTS",
     "TANGO",
+    "MCNEMAR_ONE_SIDED",
     "PairedDifference",
     "GateDecision",
     "tango_statistic",
