@@ -10,7 +10,9 @@ Fits the same games (ties as half a win, Chatbot Arena's convention) with
   aggregation done with pandas);
 * ``scipy``: FastChat's ``compute_bt`` recipe — L-BFGS on the distinct
   (pair, outcome) rows with their counts (``rating_systems.fit_bt``, gtol 1e-6);
-* ``evalica``: ``evalica.bradley_terry`` (Rust core) with ``Winner.Draw`` for ties;
+* ``evalica``: ``evalica.bradley_terry`` (Rust core, Newman's iteration) with
+  ``Winner.Draw`` for ties, at its defaults (``tolerance=1e-6``, ``limit=100``) and
+  tight (``evalica-tight``: ``1e-12``, 10,000);
 * ``choix``: ``choix.ilsr_pairwise`` and ``choix.mm_pairwise`` on (winner, loser)
   tuples, a tie entered as one win each way and every decisive game twice (the
   same likelihood, doubled).
@@ -116,15 +118,25 @@ def run_scipy(games, models):
     return res.x
 
 
-def run_evalica(games, models):
+def run_evalica(tolerance=1e-6, limit=100):
+    def fit(games, models):
+        return _evalica(games, models, tolerance, limit)
+
+    return fit
+
+
+def _evalica(games, models, tolerance, limit):
     import evalica
 
-    winner = np.where(
-        games["outcome"] == 1,
-        evalica.Winner.X,
-        np.where(games["outcome"] == 0, evalica.Winner.Y, evalica.Winner.Draw),
+    by_outcome = {1.0: evalica.Winner.X, 0.0: evalica.Winner.Y, 0.5: evalica.Winner.Draw}
+    winner = [by_outcome[o] for o in games["outcome"].to_numpy()]
+    res = evalica.bradley_terry(
+        games["model_a"].tolist(),
+        games["model_b"].tolist(),
+        winner,
+        tolerance=tolerance,
+        limit=limit,
     )
-    res = evalica.bradley_terry(games["model_a"], games["model_b"], winner)
     # evalica's scores are strengths pi (normalised); log-odds are their logs.
     scores = res.scores.reindex(models).to_numpy(dtype=float)
     return np.log(scores)
@@ -178,7 +190,8 @@ def main():
         "statsmodels": run_statsmodels,
         "rederive": run_rederive,
         "scipy": run_scipy,
-        "evalica": run_evalica,
+        "evalica": run_evalica(),
+        "evalica-tight": run_evalica(1e-12, 10_000),
         "choix-ilsr": run_choix("ilsr"),
         "choix-mm": run_choix("mm"),
     }
