@@ -71,7 +71,7 @@ def check_games(games: pd.DataFrame) -> None:
     bad = ~np.isfinite(outcome) | (outcome < 0) | (outcome > 1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"games row {row}: outcome {games['outcome'].iloc[row]!r} not in [0, 1]")
+        raise ValueError(f"games row {row}: outcome {games['outcome'].iloc[row]} not in [0, 1]")
     verdict = games["verdict"].astype(str).to_numpy()
     unknown = ~np.isin(verdict, VERDICTS)
     if unknown.any():
