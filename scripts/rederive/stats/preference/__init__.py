@@ -11,5 +11,7 @@ One module per concept:
 - :mod:`.ranking` — paired comparisons of scores, BH q-values, rank ranges;
 - :mod:`.winrate` — AlpacaEval's win rate against a baseline and its SE;
 - :mod:`.length_control` — AlpacaEval 2's length-controlled win rate (its GLM);
-- :mod:`.position_bias`, :mod:`.agreement`, :mod:`.self_preference` — judge checks.
+- :mod:`.position_bias`, :mod:`.agreement`, :mod:`.self_preference` — judge checks;
+- :mod:`.tables` — the Bradley–Terry tables of an analysis in one call;
+- :mod:`.simulate` — synthetic arenas for tests and benchmarks.
 """
