@@ -8,8 +8,11 @@ from :func:`rederive.stats.bootstrap.resample_weights`, seeded with
 :func:`rederive.stats.bootstrap.rng_for` — and takes each drawn prompt with all
 its games. Its pair counts are one matrix product of the draw counts with the
 per-prompt pair counts (:class:`~rederive.stats.preference.games.PairCounts`), and
-its fit starts from the point estimate (a warm start: Newton then needs 2–4
-steps). Without items each game is its own unit (said in the note the tables
+its fit starts from the point estimate: for ties as half, with the point
+estimate's Hessian held fixed (the chord method,
+:func:`~rederive.stats.preference.bradley_terry.fit_half_chord`, at most ~8 steps
+at arena scale); for the tie models, L-BFGS and a Newton polish one replicate at a
+time. Without items each game is its own unit (said in the note the tables
 carry), drawn as a multinomial over the distinct games.
 
 A replicate whose comparison graph is not strongly connected (a model drawn

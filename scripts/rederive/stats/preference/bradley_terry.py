@@ -20,8 +20,9 @@ Chatbot Arena and Arena-Hard v0.1 count ties as half, AlpacaEval scores a win
 rate against one baseline (:mod:`.winrate`), Arena-Hard v2 a mean score against
 its baseline. The two tie models are there for analyses that want ties modelled.
 
-The half model is fitted by Newton's method on the graph Laplacian (batched over
-bootstrap replicates, :func:`fit_half`); the tie models by L-BFGS polished with
+The half model is fitted by Newton's method on the graph Laplacian (batched,
+:func:`fit_half`), its bootstrap replicates by the chord method from the point
+estimate (:func:`fit_half_chord`); the tie models by L-BFGS polished with
 Newton steps on a finite-difference Hessian of the analytic gradient
 (:func:`fit_tie_model`). The MLE exists and is finite only when the comparison
 graph is strongly connected (every model both beat, or drew with, and lost to,
