@@ -174,14 +174,16 @@ class PairCounts:
 
 def _unit_codes(games: pd.DataFrame):
     """Unit label per game: its item id, or a unique label when the item is missing."""
-    rows = np.arange(len(games))
+    n = len(games)
     if "item_id" not in games.columns:
-        return np.array([f"game:{r}" for r in rows], dtype=object), "game"
+        return np.char.add("game:", np.arange(n).astype(str)).astype(object), "game"
     item = games["item_id"]
     missing = item.isna().to_numpy() | (item.astype(str).to_numpy() == "")
-    labels = np.where(missing, [f"game:{r}" for r in rows], item.astype(str).to_numpy())
+    labels = item.astype(str).to_numpy().astype(object)
+    if missing.any():
+        labels[missing] = np.char.add("game:", np.flatnonzero(missing).astype(str))
     kind = "game" if missing.all() else ("item+game" if missing.any() else "item")
-    return labels.astype(object), kind
+    return labels, kind
 
 
 def pair_counts(
@@ -261,7 +263,7 @@ def pair_counts(
         d_w = distinct["w"].to_numpy(dtype=float)
         first_game = np.zeros(len(distinct), dtype=np.int64)
         first_game[row_of_game[::-1]] = np.arange(len(games))[::-1]
-        units = np.array([f"game:{r}" for r in first_game], dtype=object)
+        units = np.char.add("game:", first_game.astype(str)).astype(object)
         rows, cols, vals = _entries(unit_rows, d_pair, d_kind, d_pref, d_w, p)
         n_rows = len(distinct)
     else:
