@@ -173,7 +173,10 @@ def pairwise_table(
     se = np.nanstd(diff_reps, axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = diff / se
-    p = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(diff == 0, 1.0, np.nan))
+    # A zero SE (the difference never moves across replicates) gives the limit of
+    # the statistic, as rederive.stats.clustered.t_pvalue does; NaN SE stays NaN.
+    p = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(diff == 0, 1.0, 0.0))
+    p = np.where(np.isnan(se), np.nan, p)
     reject, q = bh_adjust(p, fdr_q)
     out = pd.DataFrame(
         {
