@@ -196,6 +196,8 @@ rule fit_benchmark_irt:
         ci_level=setting("bootstrap", "level"),
         cluster_by=setting("cluster_by"),
         min_n=setting("min_n"),
+        fractional_scores=setting("fractional_scores"),
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 
@@ -232,6 +234,8 @@ rule analyse_benchmark_items:
     params:
         settings=setting("item_analysis"),
         data_note=data_note,
+        fractional_scores=setting("fractional_scores"),
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/studies/benchmark/items.py"
 
@@ -265,6 +269,7 @@ rule plot_benchmark_items:
         item_column="item_key",
         data_note=data_note,
         simulated=is_simulated,
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/plots/items.py"
 
@@ -348,6 +353,8 @@ rule cluster_benchmark_failures:
         n_extreme_pairs=setting("similarity", "n_extreme_pairs"),
         top_k=setting("similarity", "top_k"),
         optimal_ordering_up_to=setting("similarity", "optimal_ordering_up_to"),
+        fractional_scores=setting("fractional_scores"),
+        failure_set_text=failure_set_caption,
     script:
         "../scripts/rederive/studies/benchmark/similarity.py"
 
@@ -431,6 +438,8 @@ rule plot_benchmark_figures:
         data_note=data_note,
         fdr_q=setting("fdr_q"),
         top_k=setting("similarity", "top_k"),
+        fractional_scores_text=fractional_scores_caption,
+        failure_set_text=failure_set_caption,
     script:
         "../scripts/rederive/studies/benchmark/figures.py"
 
