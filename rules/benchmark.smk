@@ -105,6 +105,8 @@ rule analyse_benchmark_accuracy:
         cluster_by=setting("cluster_by"),
         data_note=data_note,
         min_n=setting("min_n"),
+        item_sets=setting("item_sets"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
@@ -148,6 +150,7 @@ rule compare_benchmark_models:
         data_note=data_note,
         min_n=setting("min_n"),
         comparisons=setting("comparisons"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -449,6 +452,7 @@ rule check_benchmark_published:
         power="results/{analysis}/tables/power.csv",
         accuracy="results/{analysis}/tables/accuracy.csv",
         db="results/{analysis}/{analysis}.duckdb",
+        quality="results/{analysis}/tables/data_quality.csv",
         published=published_files,
     output:
         csv=report(
@@ -475,6 +479,8 @@ rule check_benchmark_published:
         published_dir=published_dir,
         tolerance=setting("check", "tolerance"),
         data_note=data_note,
+        item_sets=setting("item_sets"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/check.py"
 

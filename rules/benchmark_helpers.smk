@@ -5,6 +5,7 @@
 from rederive.errors import InputError
 from rederive.io import formats
 from rederive.stats.fractional import ScoreRule
+from rederive.studies.benchmark.basis import missing_grades_caption as _missing_grades
 from rederive.studies.benchmark.sources import discover, input_dirs
 
 BENCHMARK_FIGURE_NAMES = [
@@ -94,6 +95,11 @@ def fractional_scores_caption(wildcards):
 def failure_set_caption(wildcards):
     """Caption text: what puts an item in a model's failure set."""
     return score_rule(wildcards).failure_caption()
+
+
+def missing_grades_caption(wildcards):
+    """Caption text: how a missing grade counts (item_sets)."""
+    return _missing_grades(analysis(wildcards)["item_sets"])
 
 
 def benchmark_targets(name):

@@ -1,9 +1,16 @@
-"""Data-quality rows of the models left out of the shared item set.
+"""Data-quality rows every kind shares: models left out of the shared item set,
+and notes on suspicious duplicates.
 
 A model that ``shared_items: exclude_partial`` keeps out of the shared-item
 analyses (:mod:`rederive.stats.shared_items`) is a counted exclusion: its rows
 behind those analyses move from ``used`` to one reason naming the model and
 why, so ``rows_read = used + every excluded reason`` still holds per run.
+
+Two runs with the same file content under two names, or two models with
+identical results on every item, are most likely one run copied (AlpacaEval
+1's falcon-7b-instruct annotations are falcon-40b-instruct's file). They are
+kept - nothing says which name is wrong - and each gets a *note* row naming the
+other, with ``rows`` 0 (:data:`NOTE`; nothing moves from ``used``).
 """
 
 from __future__ import annotations
@@ -55,3 +62,98 @@ def move_rows(
     out["rows"] = out["rows"].astype("int64")
     out = pd.concat([out, extra[out.columns]], ignore_index=True)
     return out.sort_values(sort or ["run", "reason"], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------
+# Suspicious duplicates: a note, not an exclusion
+# --------------------------------------------------------------------------------------
+
+#: Start of a data-quality note: something to look at, nothing excluded (``rows`` 0).
+NOTE = "note (nothing excluded)"
+
+
+def same_content_notes(quality: pd.DataFrame) -> pd.DataFrame:
+    """``run, reason`` notes for runs read from different files with the same bytes.
+
+    Two files with one SHA-256 are one file under two names: a run copied into
+    another model's folder, say. Runs read from one file (a matrix of several
+    models) are not duplicates of each other.
+    """
+    files = quality[["run", "file", "sha256"]].dropna().drop_duplicates()
+    out = []
+    for digest, group in files.groupby("sha256", sort=True):
+        if group["file"].nunique() < 2:
+            continue
+        for run, file in zip(group["run"], group["file"], strict=True):
+            others = sorted(set(group.loc[group["file"] != file, "file"]))
+            out.append(
+                (
+                    run,
+                    f"{NOTE}: same file content as {', '.join(others)} "
+                    f"(sha256 {str(digest)[:12]}...): one run under two names?",
+                )
+            )
+    return pd.DataFrame(out, columns=["run", "reason"])
+
+
+def identical_results_notes(models: pd.DataFrame, what: str = "per-item results") -> pd.DataFrame:
+    """``run, reason`` notes naming the models whose results are identical.
+
+    Parameters
+    ----------
+    models : DataFrame
+        One row per model: ``model``, ``run`` (where its rows come from),
+        ``digest`` (equal exactly when the results are: a sum of row hashes),
+        ``n_items`` and ``varies`` (its results are not all one value: two
+        models right on every item are alike without being a copy).
+    what : str
+        What was compared, for the note.
+    """
+    varied = models[models["varies"].astype(bool)]
+    out = []
+    for _, group in varied.groupby("digest", sort=True):
+        if len(group) < 2:
+            continue
+        for row in group.itertuples(index=False):
+            others = group[group["model"] != row.model]
+            named = ", ".join(
+                f"{m} (run {r})" for m, r in zip(others["model"], others["run"], strict=True)
+            )
+            out.append(
+                (
+                    row.run,
+                    f"{NOTE}: {what} identical to {named} on all {int(row.n_items):,} items: "
+                    f"a copy under another name? [{row.model}]",
+                )
+            )
+    return pd.DataFrame(out, columns=["run", "reason"])
+
+
+def with_notes(quality: pd.DataFrame, notes: pd.DataFrame, *, sort: list[str] | None = None):
+    """``quality`` with one row per note (``rows`` 0: nothing moves from ``used``).
+
+    Every other column of a note's row is its run's (file, sha256, rows_read,
+    format, ...), so ``rows_read = used + every excluded reason`` still holds.
+    Unchanged (the same object) without notes.
+    """
+    notes = notes[notes["run"].isin(set(quality["run"]))]
+    if notes.empty:
+        return quality
+    runs = quality.drop_duplicates("run").set_index("run")
+    extra = runs.loc[notes["run"].to_numpy()].reset_index()
+    extra["reason"] = notes["reason"].to_numpy()
+    extra["rows"] = 0
+    extra["example_lines"] = ""
+    out = pd.concat([quality, extra[quality.columns]], ignore_index=True)
+    out["rows"] = out["rows"].astype("int64")
+    out = out.drop_duplicates(["run", "reason"])
+    return out.sort_values(sort or ["run", "reason"], kind="stable").reset_index(drop=True)
+
+
+def note_sentences(quality: pd.DataFrame) -> str:
+    """The notes of a data-quality table as one paragraph for a report ("" without)."""
+    reasons = quality.loc[quality["reason"].astype(str).str.startswith(NOTE), "reason"]
+    if reasons.empty:
+        return ""
+    texts = list(dict.fromkeys(r[len(NOTE) + 2 :] for r in reasons))
+    return "Data-quality notes (data_quality.csv; nothing excluded): " + "; ".join(texts) + "."

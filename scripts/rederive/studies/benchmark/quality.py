@@ -1,14 +1,26 @@
 """Rule ``tabulate_benchmark_quality``: what was read, used and excluded, per run
 and reason, plus the scores dropped to align item sets (``item_sets:
 intersection``) or left out with their model (``shared_items``), the per-model
-item overlap and which models entered the shared item set."""
+item overlap and which models entered the shared item set.
+
+Notes (rows 0, nothing excluded; :mod:`rederive.io.shared_quality`): two models
+whose graded rows are identical item by item (and vary: not both right on
+everything) - AlpacaEval 1's falcon-7b-instruct is falcon-40b-instruct's file
+under another name -, two runs read from files with the same bytes, and the
+missing grades ``item_sets: zero`` counted as 0."""
 
 import pandas as pd
 
 from rederive.io.accounting import load_accounting, load_formats
 from rederive.io.batches import per_run_files
-from rederive.io.shared_quality import reason_text
-from rederive.io.warehouse import query
+from rederive.io.shared_quality import (
+    NOTE,
+    identical_results_notes,
+    reason_text,
+    same_content_notes,
+    with_notes,
+)
+from rederive.io.warehouse import query, read_only
 from rederive.runner import run
 from rederive.stats.shared_items import from_frame
 from rederive.studies.benchmark.common import write_csv
@@ -81,6 +93,59 @@ def check_reconciles(table: pd.DataFrame) -> None:
         )
 
 
+def model_digests(db_path) -> pd.DataFrame:
+    """Per model: its first run, the number of items, whether its scores vary, and a
+    digest of its graded rows (item, epoch, score) that two models share exactly
+    when their rows are the same multiset.
+
+    The digest is the count, sum and XOR of 64-bit row hashes, one aggregate
+    pass in DuckDB whatever the size (no per-model string of 30,000 items).
+    """
+    with read_only(db_path) as con:
+        columns = {row[0] for row in con.execute("DESCRIBE responses").fetchall()}
+        epoch = "CAST(epoch AS BIGINT)" if "epoch" in columns else "CAST(NULL AS BIGINT)"
+        return con.execute(
+            f"""
+            SELECT model, arg_min(run, rowid) AS run, count(DISTINCT item_key) AS n_items,
+                   min(correct) < max(correct) AS varies,
+                   CAST(count(*) AS VARCHAR) || ':' ||
+                   CAST(sum(hash(item_key, {epoch}, CAST(correct AS DOUBLE))) AS VARCHAR) || ':' ||
+                   CAST(bit_xor(hash(item_key, {epoch}, CAST(correct AS DOUBLE))) AS VARCHAR)
+                       AS digest
+            FROM responses WHERE model IS NOT NULL GROUP BY model ORDER BY model
+            """
+        ).df()
+
+
+def zero_notes(overlap: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """Notes on the missing grades ``item_sets: zero`` counted as 0, per model."""
+    if "n_missing_as_zero" not in overlap:
+        return pd.DataFrame(columns=["run", "reason"])
+    run_of = models.set_index("model")["run"]
+    rows = overlap[overlap["n_missing_as_zero"] > 0]
+    return pd.DataFrame(
+        {
+            "run": rows["model"].map(run_of).to_numpy(),
+            "reason": [
+                f"{NOTE}: {int(n):,} missing grade(s) counted as 0 (item_sets: zero) [{m}]"
+                for m, n in zip(rows["model"], rows["n_missing_as_zero"], strict=True)
+            ],
+        }
+    )
+
+
+def quality_notes(db_path, quality: pd.DataFrame, overlap, models) -> pd.DataFrame:
+    """Every note of the benchmark's data-quality table (``run, reason``)."""
+    return pd.concat(
+        [
+            identical_results_notes(model_digests(db_path)),
+            same_content_notes(quality),
+            zero_notes(overlap, models),
+        ],
+        ignore_index=True,
+    )
+
+
 def main(snakemake):
     overlap = query(snakemake.input.db, "SELECT * FROM overlap ORDER BY model")
     models = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
@@ -89,7 +154,9 @@ def main(snakemake):
     left = shared.excluded
     left_out = dict(zip(left["model"], left["reason"], strict=True))
     accounting = per_run_files(snakemake.input.ingested, "accounting")
-    write_csv(data_quality(accounting, dropped, left_out), snakemake.output.quality)
+    quality = data_quality(accounting, dropped, left_out)
+    quality = with_notes(quality, quality_notes(snakemake.input.db, quality, overlap, models))
+    write_csv(quality, snakemake.output.quality)
     write_csv(shared.table, snakemake.output.shared_items, float_format="%.10g")
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
 
