@@ -96,6 +96,19 @@ def same_content_notes(quality: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["run", "reason"])
 
 
+def digest_sql(row: str) -> str:
+    """DuckDB expression of a group's digest over rows hashed as ``hash(<row>)``.
+
+    The count, sum and XOR of the 64-bit row hashes: equal for two groups with
+    the same multiset of rows (in any order), different otherwise except with
+    negligible probability; one aggregate pass, no per-group string.
+    """
+    return (
+        f"CAST(count(*) AS VARCHAR) || ':' || CAST(sum(hash({row})) AS VARCHAR) || ':' || "
+        f"CAST(bit_xor(hash({row})) AS VARCHAR)"
+    )
+
+
 def identical_results_notes(models: pd.DataFrame, what: str = "per-item results") -> pd.DataFrame:
     """``run, reason`` notes naming the models whose results are identical.
 
@@ -134,7 +147,8 @@ def with_notes(quality: pd.DataFrame, notes: pd.DataFrame, *, sort: list[str] | 
 
     Every other column of a note's row is its run's (file, sha256, rows_read,
     format, ...), so ``rows_read = used + every excluded reason`` still holds.
-    Unchanged (the same object) without notes.
+    Unchanged (the same object) without notes; otherwise sorted by ``sort``
+    (default ``run``, stable: each note after its run's rows).
     """
     notes = notes[notes["run"].isin(set(quality["run"]))]
     if notes.empty:
@@ -147,7 +161,8 @@ def with_notes(quality: pd.DataFrame, notes: pd.DataFrame, *, sort: list[str] | 
     out = pd.concat([quality, extra[quality.columns]], ignore_index=True)
     out["rows"] = out["rows"].astype("int64")
     out = out.drop_duplicates(["run", "reason"])
-    return out.sort_values(sort or ["run", "reason"], kind="stable").reset_index(drop=True)
+    # Each note after its run's rows: the table's own order is kept.
+    return out.sort_values(sort or ["run"], kind="stable").reset_index(drop=True)
 
 
 def note_sentences(quality: pd.DataFrame) -> str:

@@ -15,6 +15,7 @@ from rederive.io.accounting import load_accounting, load_formats
 from rederive.io.batches import per_run_files
 from rederive.io.shared_quality import (
     NOTE,
+    digest_sql,
     identical_results_notes,
     reason_text,
     same_content_notes,
@@ -104,14 +105,11 @@ def model_digests(db_path) -> pd.DataFrame:
     with read_only(db_path) as con:
         columns = {row[0] for row in con.execute("DESCRIBE responses").fetchall()}
         epoch = "CAST(epoch AS BIGINT)" if "epoch" in columns else "CAST(NULL AS BIGINT)"
+        digest = digest_sql(f"item_key, {epoch}, CAST(correct AS DOUBLE)")
         return con.execute(
             f"""
             SELECT model, arg_min(run, rowid) AS run, count(DISTINCT item_key) AS n_items,
-                   min(correct) < max(correct) AS varies,
-                   CAST(count(*) AS VARCHAR) || ':' ||
-                   CAST(sum(hash(item_key, {epoch}, CAST(correct AS DOUBLE))) AS VARCHAR) || ':' ||
-                   CAST(bit_xor(hash(item_key, {epoch}, CAST(correct AS DOUBLE))) AS VARCHAR)
-                       AS digest
+                   min(correct) < max(correct) AS varies, {digest} AS digest
             FROM responses WHERE model IS NOT NULL GROUP BY model ORDER BY model
             """
         ).df()
