@@ -15,6 +15,8 @@ other, with ``rows`` 0 (:data:`NOTE`; nothing moves from ``used``).
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 #: Start of the data-quality reason (the model and why follow).
@@ -127,18 +129,18 @@ def identical_results_notes(models: pd.DataFrame, what: str = "per-item results"
     for _, group in varied.groupby("digest", sort=True):
         if len(group) < 2:
             continue
-        for row in group.itertuples(index=False):
-            others = group[group["model"] != row.model]
-            named = ", ".join(
-                f"{m} (run {r})" for m, r in zip(others["model"], others["run"], strict=True)
-            )
-            out.append(
-                (
-                    row.run,
-                    f"{NOTE}: {what} identical to {named} on all {int(row.n_items):,} items: "
-                    f"a copy under another name? [{row.model}]",
-                )
-            )
+        group = group.sort_values("model")
+        named = " and ".join(
+            f"{m} (run {r})" for m, r in zip(group["model"], group["run"], strict=True)
+        )
+        text = (
+            f"{NOTE}: identical {what} for {named} on all {int(group['n_items'].iloc[0]):,} "
+            "items: one run under two names?"
+        )
+        out += [
+            (run, f"{text} [{model}]")
+            for model, run in zip(group["model"], group["run"], strict=True)
+        ]
     return pd.DataFrame(out, columns=["run", "reason"])
 
 
@@ -170,5 +172,7 @@ def note_sentences(quality: pd.DataFrame) -> str:
     reasons = quality.loc[quality["reason"].astype(str).str.startswith(NOTE), "reason"]
     if reasons.empty:
         return ""
-    texts = list(dict.fromkeys(r[len(NOTE) + 2 :] for r in reasons))
-    return "Data-quality notes (data_quality.csv; nothing excluded): " + "; ".join(texts) + "."
+    # A note repeated on each model's run differs only in its "[model]" tail.
+    texts = list(dict.fromkeys(re.sub(r" \[[^\]]*\]$", "", r[len(NOTE) + 2 :]) for r in reasons))
+    text = "Data-quality notes (data_quality.csv; nothing excluded): " + "; ".join(texts)
+    return text if text.endswith(("?", ".")) else text + "."

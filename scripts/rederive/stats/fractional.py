@@ -130,6 +130,12 @@ class ScoreRule:
         """The 1PL and the item statistics take the scores as they are."""
         return self.method == "fractional"
 
+    def label(self) -> str:
+        """The rule in a few words, for a table column."""
+        if self.fractional:
+            return "fractional likelihood (a score s is s of a success)"
+        return f"threshold {self.threshold:g} (ties: {self.ties})"
+
     def describe(self) -> str:
         """How the 0/1 analyses take a fractional score, one sentence for tables and notes."""
         if self.fractional:

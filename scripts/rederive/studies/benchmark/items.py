@@ -80,8 +80,8 @@ def analyse(
     every = with_items(items[columns], stats, "item_key")
     suspects = with_items(items[columns], suspect_items(stats), "item_key")
     if counts.n_fractional:
-        every["fractional_scores"] = rule.describe()
-        suspects["fractional_scores"] = rule.describe()
+        every["fractional_scores"] = rule.label()
+        suspects["fractional_scores"] = rule.label()
     return every, suspects
 
 
