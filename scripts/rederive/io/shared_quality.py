@@ -6,11 +6,13 @@ analyses (:mod:`rederive.stats.shared_items`) is a counted exclusion: its rows
 behind those analyses move from ``used`` to one reason naming the model and
 why, so ``rows_read = used + every excluded reason`` still holds per run.
 
-Two runs with the same file content under two names, or two models with
-identical results on every item, are most likely one run copied (AlpacaEval
-1's falcon-7b-instruct annotations are falcon-40b-instruct's file). They are
-kept - nothing says which name is wrong - and each gets a *note* row naming the
-other, with ``rows`` 0 (:data:`NOTE`; nothing moves from ``used``).
+Two models with identical results on every item are most likely one run
+copied under another name (AlpacaEval 1's falcon-7b-instruct annotations are
+falcon-40b-instruct's file; converted to rows, the two files differ only in the
+model's name). They are kept - nothing says which name is wrong - and each gets
+a *note* row naming both, with ``rows`` 0 (:data:`NOTE`; nothing moves from
+``used``). Two input files with the same bytes are refused before this
+(:func:`rederive.io.accounting.refuse_identical_files`).
 """
 
 from __future__ import annotations
@@ -72,30 +74,6 @@ def move_rows(
 
 #: Start of a data-quality note: something to look at, nothing excluded (``rows`` 0).
 NOTE = "note (nothing excluded)"
-
-
-def same_content_notes(quality: pd.DataFrame) -> pd.DataFrame:
-    """``run, reason`` notes for runs read from different files with the same bytes.
-
-    Two files with one SHA-256 are one file under two names: a run copied into
-    another model's folder, say. Runs read from one file (a matrix of several
-    models) are not duplicates of each other.
-    """
-    files = quality[["run", "file", "sha256"]].dropna().drop_duplicates()
-    out = []
-    for digest, group in files.groupby("sha256", sort=True):
-        if group["file"].nunique() < 2:
-            continue
-        for run, file in zip(group["run"], group["file"], strict=True):
-            others = sorted(set(group.loc[group["file"] != file, "file"]))
-            out.append(
-                (
-                    run,
-                    f"{NOTE}: same file content as {', '.join(others)} "
-                    f"(sha256 {str(digest)[:12]}...): one run under two names?",
-                )
-            )
-    return pd.DataFrame(out, columns=["run", "reason"])
 
 
 def digest_sql(row: str) -> str:

@@ -6,8 +6,8 @@ item overlap and which models entered the shared item set.
 Notes (rows 0, nothing excluded; :mod:`rederive.io.shared_quality`): two models
 whose graded rows are identical item by item (and vary: not both right on
 everything) - AlpacaEval 1's falcon-7b-instruct is falcon-40b-instruct's file
-under another name -, two runs read from files with the same bytes, and the
-missing grades ``item_sets: zero`` counted as 0."""
+under another name -, and the missing grades ``item_sets: zero`` counted as 0.
+(Two input files with the same bytes are refused when the warehouse is built.)"""
 
 import pandas as pd
 
@@ -18,7 +18,6 @@ from rederive.io.shared_quality import (
     digest_sql,
     identical_results_notes,
     reason_text,
-    same_content_notes,
     with_notes,
 )
 from rederive.io.warehouse import query, read_only
@@ -132,14 +131,10 @@ def zero_notes(overlap: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def quality_notes(db_path, quality: pd.DataFrame, overlap, models) -> pd.DataFrame:
+def quality_notes(db_path, overlap, models) -> pd.DataFrame:
     """Every note of the benchmark's data-quality table (``run, reason``)."""
     return pd.concat(
-        [
-            identical_results_notes(model_digests(db_path)),
-            same_content_notes(quality),
-            zero_notes(overlap, models),
-        ],
+        [identical_results_notes(model_digests(db_path)), zero_notes(overlap, models)],
         ignore_index=True,
     )
 
@@ -153,7 +148,7 @@ def main(snakemake):
     left_out = dict(zip(left["model"], left["reason"], strict=True))
     accounting = per_run_files(snakemake.input.ingested, "accounting")
     quality = data_quality(accounting, dropped, left_out)
-    quality = with_notes(quality, quality_notes(snakemake.input.db, quality, overlap, models))
+    quality = with_notes(quality, quality_notes(snakemake.input.db, overlap, models))
     write_csv(quality, snakemake.output.quality)
     write_csv(shared.table, snakemake.output.shared_items, float_format="%.10g")
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)

@@ -8,7 +8,6 @@ scored incorrect, so their number belongs next to the rates.
 
 import pandas as pd
 
-from rederive.io.shared_quality import same_content_notes, with_notes
 from rederive.io.warehouse import query
 from rederive.studies.bias_awareness.extract import METHODS
 from rederive.studies.bias_awareness.output import write_csv
@@ -35,8 +34,7 @@ def main(snakemake):
     accounting = query(
         snakemake.input.db, "SELECT * FROM accounting ORDER BY run, reason = 'used' DESC, reason"
     )
-    # Two runs read from files with the same bytes: a note naming both.
-    write_csv(with_notes(accounting, same_content_notes(accounting)), snakemake.output.quality)
+    write_csv(accounting, snakemake.output.quality)
     write_csv(extraction_counts(snakemake.input.db), snakemake.output.extraction)
 
 

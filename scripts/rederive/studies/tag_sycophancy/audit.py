@@ -7,7 +7,6 @@ the list lacked it) and how many replies each decided.
 
 import pandas as pd
 
-from rederive.io.shared_quality import same_content_notes, with_notes
 from rederive.studies.tag_sycophancy.labelling import classify_token, word_set
 
 
@@ -43,8 +42,6 @@ def main(snakemake):
         snakemake.output.tokens, index=False, lineterminator="\n"
     )
     quality = query(db, "SELECT * FROM accounting ORDER BY run, reason")
-    # Two runs read from files with the same bytes: a note naming both.
-    quality = with_notes(quality, same_content_notes(quality))
     quality.to_csv(snakemake.output.quality, index=False, lineterminator="\n")
 
 
