@@ -227,15 +227,18 @@ def _zstd(mnsq: np.ndarray, q: np.ndarray) -> np.ndarray:
     return (np.cbrt(mnsq) - 1.0) * (3.0 / q) + q / 3.0
 
 
-def epoch_flips(long: pd.DataFrame) -> pd.DataFrame:
+def epoch_flips(long: pd.DataFrame, rule=None) -> pd.DataFrame:
     """Per item: models that ran it in several epochs, and how many of them flipped.
 
     Parameters
     ----------
     long : pandas.DataFrame
         One row per (model, item, epoch) with columns ``model``, ``item``,
-        ``epoch`` and ``correct`` (scores in [0, 1], dichotomised at 0.5 as for
-        the 1PL).
+        ``epoch`` and ``correct`` (scores in [0, 1]; an epoch passes when
+        ``rule`` says so).
+    rule : rederive.stats.fractional.ScoreRule, optional
+        Default: above 0.5 passes, exactly 0.5 (a draw) is left out
+        (:meth:`~rederive.stats.fractional.ScoreRule.passed`).
 
     Returns
     -------
@@ -244,7 +247,10 @@ def epoch_flips(long: pd.DataFrame) -> pd.DataFrame:
         and ``n_models_flipped`` (of those, models whose outcome differs
         between epochs).
     """
-    passed = long.assign(_pass=(long["correct"].astype(float) >= 0.5).astype(int))
+    from rederive.stats.fractional import ScoreRule
+
+    passed, keep = (rule or ScoreRule()).passed(long["correct"].to_numpy(dtype=float))
+    passed = long[keep].assign(_pass=passed[keep].astype(int))
     per = passed.groupby(["item", "model"], sort=True)["_pass"].agg(["size", "min", "max"])
     repeated = per["size"] >= 2
     flipped = repeated & (per["min"] != per["max"])
@@ -267,7 +273,7 @@ def epoch_flips_from_codes(
     item, model : numpy.ndarray
         Integer codes: position in ``items`` and model number in ``[0, n_models)``.
     passed : numpy.ndarray
-        1 where the epoch's score is >= 0.5 (bool or 0/1).
+        1 where the epoch passed (bool or 0/1; :meth:`ScoreRule.passed`).
     items : pandas.Index
         Labels of the item codes.
 
