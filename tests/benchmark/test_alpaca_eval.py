@@ -278,3 +278,18 @@ def test_failure_sets_under_ties_incorrect_make_the_baseline_fail_everything():
     assert leaves.loc[BASELINE, "n_failed"] == len(matrix)
     assert "failure set is every item" in leaves.loc[BASELINE, "note"]
     assert (leaves["failure_set"] == "score is below or equal to 0.5").all()
+
+
+def test_item_analysis_under_a_threshold_leaves_the_tied_baseline_out():
+    from rederive.studies.benchmark.items import analyse
+
+    matrix, items = _matrix("ae2")
+    settings = {"min_models": 3, "n_listed": 5}
+    every, _ = analyse(matrix, items, None, settings, ScoreRule(method="threshold"))
+    # Every tie (0.5) is left out: the baseline's 802 and the other models' draws.
+    expected = (matrix != 0.5).sum(axis=1).to_numpy()
+    assert (every["n_models"].to_numpy() == expected).all() and expected.max() == 5
+    assert (every["fractional_scores"] == "threshold 0.5 (ties: excluded)").all()
+    fractional, _ = analyse(matrix, items, None, settings, ScoreRule())
+    assert (fractional["n_models"] == matrix.shape[1]).all()
+    np.testing.assert_allclose(fractional["n_correct"], matrix.sum(axis=1).to_numpy())

@@ -228,6 +228,8 @@ def fit(
     responses = every if has_model.all() and has_item.all() else every.loc[has_model, has_item]
     if min(responses.shape) < 2:
         return not_fitted(every, items, counts, min_n=min_n, rule=rule)
+    # 0/1 data take exactly the binary path, whatever the rule.
+    fractional = rule.fractional and counts.n_fractional > 0
     start = time.perf_counter()
     result = fit_1pl(
         responses,
@@ -239,7 +241,7 @@ def fit(
         seed=seed,
         max_cells=pyirt_max_cells,
         mml_random="items",
-        fractional=rule.fractional,
+        fractional=fractional,
     )
     if result.skipped:
         log.warning("%s", result.skipped)
@@ -264,7 +266,7 @@ def fit(
         seed=seed,
         level=level,
         clusters=clusters_for(item_rows, cluster_by),
-        fractional=rule.fractional,
+        fractional=fractional,
     )
     intervals = boot.table.reindex(responses.index)
     ability = pd.DataFrame(

@@ -69,7 +69,11 @@ def analyse(
     they were.
     """
     rule = rule or ScoreRule()
-    responses, counts = score_responses(matrix, rule)
+    every_model, counts = score_responses(matrix, rule)
+    # A model the rule left without a response (every score a tie left out) has
+    # nothing to say about any item.
+    answered = every_model.notna().any(axis=1)
+    responses = every_model if answered.all() else every_model.loc[answered]
     stats = item_analysis(
         responses,
         flips=flips,
