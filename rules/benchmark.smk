@@ -105,6 +105,8 @@ rule analyse_benchmark_accuracy:
         cluster_by=setting("cluster_by"),
         data_note=data_note,
         min_n=setting("min_n"),
+        item_sets=setting("item_sets"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/accuracy.py"
 
@@ -148,6 +150,7 @@ rule compare_benchmark_models:
         data_note=data_note,
         min_n=setting("min_n"),
         comparisons=setting("comparisons"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/pairwise.py"
 
@@ -196,6 +199,8 @@ rule fit_benchmark_irt:
         ci_level=setting("bootstrap", "level"),
         cluster_by=setting("cluster_by"),
         min_n=setting("min_n"),
+        fractional_scores=setting("fractional_scores"),
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/studies/benchmark/irt.py"
 
@@ -232,6 +237,8 @@ rule analyse_benchmark_items:
     params:
         settings=setting("item_analysis"),
         data_note=data_note,
+        fractional_scores=setting("fractional_scores"),
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/studies/benchmark/items.py"
 
@@ -265,6 +272,7 @@ rule plot_benchmark_items:
         item_column="item_key",
         data_note=data_note,
         simulated=is_simulated,
+        fractional_scores_text=fractional_scores_caption,
     script:
         "../scripts/rederive/plots/items.py"
 
@@ -348,6 +356,8 @@ rule cluster_benchmark_failures:
         n_extreme_pairs=setting("similarity", "n_extreme_pairs"),
         top_k=setting("similarity", "top_k"),
         optimal_ordering_up_to=setting("similarity", "optimal_ordering_up_to"),
+        fractional_scores=setting("fractional_scores"),
+        failure_set_text=failure_set_caption,
     script:
         "../scripts/rederive/studies/benchmark/similarity.py"
 
@@ -431,6 +441,8 @@ rule plot_benchmark_figures:
         data_note=data_note,
         fdr_q=setting("fdr_q"),
         top_k=setting("similarity", "top_k"),
+        fractional_scores_text=fractional_scores_caption,
+        failure_set_text=failure_set_caption,
     script:
         "../scripts/rederive/studies/benchmark/figures.py"
 
@@ -440,6 +452,7 @@ rule check_benchmark_published:
         power="results/{analysis}/tables/power.csv",
         accuracy="results/{analysis}/tables/accuracy.csv",
         db="results/{analysis}/{analysis}.duckdb",
+        quality="results/{analysis}/tables/data_quality.csv",
         published=published_files,
     output:
         csv=report(
@@ -467,6 +480,8 @@ rule check_benchmark_published:
         tolerance=setting("check", "tolerance"),
         published_scale=setting("check", "published_scale"),
         data_note=data_note,
+        item_sets=setting("item_sets"),
+        missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/check.py"
 

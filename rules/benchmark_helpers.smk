@@ -4,6 +4,8 @@
 
 from rederive.errors import InputError
 from rederive.io import formats
+from rederive.stats.fractional import ScoreRule
+from rederive.studies.benchmark.basis import missing_grades_caption as _missing_grades
 from rederive.studies.benchmark.sources import discover, input_dirs
 
 BENCHMARK_FIGURE_NAMES = [
@@ -85,6 +87,25 @@ def benchmark_readers(wildcards):
     entry = analysis(wildcards)
     keys = [name for name in formats.names() if name in entry] + ["zip_limits"]
     return {key: entry[key] for key in keys}
+
+
+def score_rule(wildcards):
+    return ScoreRule.from_config(analysis(wildcards)["fractional_scores"])
+
+
+def fractional_scores_caption(wildcards):
+    """Caption text: how the 1PL and the item analysis take fractional scores."""
+    return score_rule(wildcards).caption()
+
+
+def failure_set_caption(wildcards):
+    """Caption text: what puts an item in a model's failure set."""
+    return score_rule(wildcards).failure_caption()
+
+
+def missing_grades_caption(wildcards):
+    """Caption text: how a missing grade counts (item_sets)."""
+    return _missing_grades(analysis(wildcards)["item_sets"])
 
 
 def benchmark_targets(name):

@@ -670,6 +670,11 @@ def make_corpus(root: Path) -> list[Case]:
     write("long_parquet", "valid", "long.parquet", _parquet(_parquet_base()), None, True)
     for case, broken, line, accept in _parquet_cases():
         write("long_parquet", case, "long.parquet", broken, line, accept)
+    # Issue 37: real AlpacaEval preferences (correct = preference - 1): draws at 0.5,
+    # weighted preferences anywhere in [0, 1], a baseline at 0.5 everywhere - read
+    # as they are - and a missing grade (blank), a counted exclusion.
+    write("long_csv", "alpaca_preferences", "long.csv", _alpaca_rows(), None, True)
+    write("long_csv", "alpaca_missing_grade", "long.csv", _alpaca_rows(missing=True), None)
     # The issue's CSV case: a bad byte on line 100 must be reported as line 100.
     name, data, _ = _bases()["matrix"]
     lines = data.splitlines(keepends=True)
@@ -712,6 +717,26 @@ def make_corpus(root: Path) -> list[Case]:
     ):
         write("inspect", case, "log.eval", broken, None)
     return cases
+
+
+ALPACA = BENCH_FIXTURES / "alpaca_eval"
+
+
+def _alpaca_rows(missing: bool = False) -> bytes:
+    """Lines of the AlpacaEval fixture's long files (README there): AlpacaEval 2's
+    baseline (0.5 on every item) and a weighted model, AlpacaEval 1 draws, and with
+    ``missing`` the first of ghost-7b-alpha's missing grades (a blank ``correct``)."""
+    parts = [
+        (ALPACA / "ae2/long/gpt4_1106_preview.csv", 6),
+        (ALPACA / "ae2/long/phi-2.csv", 6),
+        (ALPACA / "ae1/long/phi-2.csv", 40),
+    ]
+    if missing:
+        parts.append((ALPACA / "ae1/long/ghost-7b-alpha.csv", 16))
+    out = [b"model,task,item_id,correct\n"]
+    for path, n in parts:
+        out += path.read_bytes().splitlines(keepends=True)[1 : n + 1]
+    return b"".join(out)
 
 
 def _inspect_log(path: Path) -> Path:

@@ -109,6 +109,19 @@ def test_published_leaderboards_in_percent_are_read(outcomes):
         assert outcomes[f"bench_published/{case}"].kind == "accepted", case
 
 
+def test_alpaca_preferences_are_read_as_they_are(outcomes):
+    """Issue 37: fractional scores are data (nothing cut at 0.5 on the way in); a
+    missing grade is a counted exclusion, not a 0."""
+    from rederive.io.tabular import read_long
+
+    assert outcomes["long_csv/alpaca_preferences"].kind == "accepted"
+    frame = read_long(outcomes["long_csv/alpaca_preferences"].case.path)
+    scores = frame["correct"].to_numpy()
+    assert (scores == 0.5).sum() >= 6 and ((scores > 0) & (scores < 1) & (scores != 0.5)).any()
+    missing = outcomes["long_csv/alpaca_missing_grade"]
+    assert missing.kind == "excluded" and "missing score" in missing.message
+
+
 def test_bom_at_the_start_of_a_long_csv_is_dropped(tmp_path):
     from rederive.io.tabular import read_long
 

@@ -253,6 +253,9 @@ def test_every_bundled_caption_renders():
         "title": "T",
         "unit": "items",
         "note": "N",
+        "fractional_scores_text": "F.",
+        "failure_set_text": "S.",
+        "missing_grades_text": "M.",
     }
     for rst in sorted((REPO / "rules" / "report").rglob("*.rst")):
         if rst.name == "workflow.rst":

@@ -437,7 +437,7 @@ def test_diverged_run_is_retried_with_a_derived_seed(monkeypatch):
 
     calls = []
 
-    def fake_run(data, shape, priors, start, lr, lr_decay, rule, seed):
+    def fake_run(data, shape, priors, start, lr, lr_decay, rule, seed, fractional=False):
         calls.append(seed)
         if len(calls) == 1:
             raise irt._Diverged("Expected parameter concentration ... nan")

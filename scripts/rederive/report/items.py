@@ -48,6 +48,11 @@ def _number(value, places: int) -> str:
     return "" if pd.isna(value) else f"{value:.{places}f}"
 
 
+def _count(value) -> str:
+    """A number correct: an integer as such, a sum of fractional scores to 2 decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
 def write_suspects_markdown(
     suspects: pd.DataFrame, path, *, label_columns: list[str], n_listed: int, note: str
 ) -> None:
@@ -66,7 +71,7 @@ def write_suspects_markdown(
             row(
                 int(r["rank"]),
                 *[r[c] for c in label_columns],
-                f"{int(r['n_correct'])}/{int(r['n_models'])}",
+                f"{_count(r['n_correct'])}/{int(r['n_models'])}",
                 _number(r["item_rest_r"], 2),
                 _number(r["outfit_mnsq"], 2),
                 _number(r["outfit_zstd"], 1),

@@ -248,8 +248,14 @@ class IrtFit:
         )
 
 
-def _binary_matrix(responses: pd.DataFrame, what: str = "responses") -> np.ndarray:
-    """Validated float matrix of 0/1 with NaN for missing cells."""
+def _binary_matrix(
+    responses: pd.DataFrame, what: str = "responses", *, fractional: bool = False
+) -> np.ndarray:
+    """Validated float matrix of 0/1 with NaN for missing cells.
+
+    With ``fractional`` any score in [0, 1] is accepted (the fractional
+    likelihood of :mod:`rederive.stats.fractional`).
+    """
     if not isinstance(responses, pd.DataFrame):
         raise ValueError(f"{what} must be a pandas DataFrame (models x items)")
     if responses.index.has_duplicates or responses.columns.has_duplicates:
@@ -264,11 +270,13 @@ def _binary_matrix(responses: pd.DataFrame, what: str = "responses") -> np.ndarr
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what}: values must be 0/1 (or NaN for missing)") from exc
     obs = ~np.isnan(y)
-    bad = obs & (y != 0.0) & (y != 1.0)
+    with np.errstate(invalid="ignore"):
+        bad = obs & ~((y >= 0.0) & (y <= 1.0)) if fractional else obs & (y != 0.0) & (y != 1.0)
     if bad.any():
         i, j = np.argwhere(bad)[0]
+        allowed = "in [0, 1]" if fractional else "0/1"
         raise ValueError(
-            f"{what}: values must be 0/1 or NaN; found {y[i, j]!r} "
+            f"{what}: values must be {allowed} or NaN; found {y[i, j]!r} "
             f"(model {responses.index[i]!r}, item {responses.columns[j]!r})"
         )
     empty_rows = ~obs.any(axis=1)
@@ -309,6 +317,7 @@ def fit_1pl(
     warm_lr_scale: float = 0.25,
     max_cells: int | None = None,
     mml_random: str = "auto",
+    fractional: bool = False,
 ) -> IrtFit:
     """Fit a 1PL (Rasch) model with py-irt, started at the marginal-ML estimate.
 
@@ -361,6 +370,12 @@ def fit_1pl(
         (tinyBenchmarks: 395 x 100) keeps the same ability and its bootstrap;
         ``"auto"`` integrates the axis with more units, the psychometric
         convention (examinees random) for LSAT-6-shaped data.
+    fractional : bool, default False
+        Accept scores in [0, 1] and fit them by the fractional likelihood
+        ``s log p + (1 - s) log(1 - p)`` (:mod:`rederive.stats.fractional`):
+        the marginal-ML start is that likelihood as written, and py-irt's
+        Bernoulli observation gives it too once Pyro's support check (0/1 only)
+        is switched off for the run. 0/1 data fit identically either way.
 
     Returns
     -------
@@ -416,10 +431,10 @@ def fit_1pl(
         raise ValueError(f"max_attempts must be a positive integer, got {max_attempts!r}")
     if not 0 < warm_lr_scale <= 1:
         raise ValueError(f"warm_lr_scale must be in (0, 1], got {warm_lr_scale!r}")
-    y = _binary_matrix(responses)
+    y = _binary_matrix(responses, fractional=fractional)
     n_models, n_items = y.shape
 
-    mml = rasch_mml(responses, random=mml_random)
+    mml = rasch_mml(responses, random=mml_random, fractional=fractional)
     if max_cells is not None and y.size > max_cells:
         return _without_svi(
             y, responses, mml, max_cells, epochs, priors, lr, lr_decay, tol, int(seed)
@@ -447,7 +462,15 @@ def fit_1pl(
         attempt_seed = _attempt_seed(int(seed), attempt)
         try:
             run = _run_svi(
-                data, (n_models, n_items), priors, start, lr_start, lr_decay, rule, attempt_seed
+                data,
+                (n_models, n_items),
+                priors,
+                start,
+                lr_start,
+                lr_decay,
+                rule,
+                attempt_seed,
+                fractional=fractional,
             )
             break
         except _Diverged as exc:
@@ -643,8 +666,26 @@ def _skip_dynamo_import() -> None:
             setattr(method, "__dynamo_disable", method)
 
 
-def _run_svi(data, shape, priors, start, lr, lr_decay, rule, seed) -> dict:
-    """One seeded, single-threaded SVI run of py-irt's 1PL with the stopping rule."""
+def _run_svi(data, shape, priors, start, lr, lr_decay, rule, seed, *, fractional=False) -> dict:
+    """One seeded, single-threaded SVI run of py-irt's 1PL with the stopping rule.
+
+    With ``fractional`` scores Pyro's argument validation is off for the run:
+    its Bernoulli refuses an observation other than 0/1, while its log
+    probability, ``-binary_cross_entropy_with_logits``, is the fractional
+    likelihood for any observation in [0, 1]. A diverging run is then caught by
+    its non-finite ELBO instead of the validation error.
+    """
+    import contextlib
+
+    import pyro
+
+    guard = pyro.validation_enabled(False) if fractional else contextlib.nullcontext()
+    with guard:
+        return _run_svi_steps(data, shape, priors, start, lr, lr_decay, rule, seed)
+
+
+def _run_svi_steps(data, shape, priors, start, lr, lr_decay, rule, seed) -> dict:
+    """The body of :func:`_run_svi`."""
     import pyro
     import pyro.util
     import torch

@@ -257,7 +257,7 @@ def _row_sigma_scores(x, data: MarginalData, nodes, logw, post, p) -> np.ndarray
     return out
 
 
-def bootstrap_sums(yt, x, nodes, logw, unit_of_row, n_units, n_boot, rng):
+def bootstrap_sums(yt, x, nodes, logw, unit_of_row, n_units, n_boot, rng, *, fractional=False):
     """Score sums of the one-step ability bootstrap, and the information matrix.
 
     For :func:`rederive.stats.irt_mml.bootstrap_mml_ability` on a large matrix:
@@ -287,6 +287,9 @@ def bootstrap_sums(yt, x, nodes, logw, unit_of_row, n_units, n_boot, rng):
         Replicates, and the generator of
         :func:`rederive.stats.bootstrap.resample_weights` (drawn in blocks by
         :func:`rederive.stats.bootstrap.weight_chunks`: the same draws).
+    fractional : bool, default False
+        ``yt`` holds scores in [0, 1]: ``v @ y`` is then a float64 product (the
+        float32 one is exact only for 0/1 terms).
 
     Returns
     -------
@@ -310,8 +313,11 @@ def bootstrap_sums(yt, x, nodes, logw, unit_of_row, n_units, n_boot, rng):
         lo += block.shape[0]
     moves = np.zeros((n_boot, n_cols + 1))
     for rows in _blocks(n_rows, n_cols):
-        y_block = np.nan_to_num(yt[rows]).astype(np.float32)
-        moves[:, :n_cols] += v[:, rows] @ y_block
+        if fractional:
+            moves[:, :n_cols] += v[:, rows].astype(float) @ np.nan_to_num(yt[rows])
+        else:
+            y_block = np.nan_to_num(yt[rows]).astype(np.float32)
+            moves[:, :n_cols] += v[:, rows] @ y_block
     sigma_scores = _row_sigma_scores(x, data, nodes, logw, post, p)
     moves[:, n_cols] = v.astype(float) @ sigma_scores
     if data.complete:

@@ -250,6 +250,7 @@ def rasch_mml(
     n_quad: int | None = None,
     tol: float = 1e-8,
     large: bool | None = None,
+    fractional: bool = False,
 ) -> RaschMml:
     """Rasch model by marginal maximum likelihood with Gauss-Hermite quadrature.
 
@@ -275,6 +276,13 @@ def rasch_mml(
         Evaluate the likelihood from sufficient statistics
         (:mod:`rederive.stats.irt_large`, no ``cells x nodes`` arrays). Default:
         from ``_LARGE_FROM_CELLS`` (1 M) cells on.
+    fractional : bool, default False
+        Accept scores in [0, 1]. The likelihood is written as ``y a + log(1 -
+        p)`` per cell, which for a score ``s`` is ``s log p + (1 - s) log(1 -
+        p)``: the fractional (quasi-binomial) likelihood
+        (:mod:`rederive.stats.fractional`), equal to glmer's binomial fit of a
+        response in [0, 1]; the sufficient statistics of the large path are
+        score sums all the same.
 
     Returns
     -------
@@ -296,7 +304,7 @@ def rasch_mml(
         raise ValueError(f"sigma must be positive, got {sigma!r}")
     if n_quad is not None and (not isinstance(n_quad, int | np.integer) or n_quad < 5):
         raise ValueError(f"n_quad must be an integer >= 5, got {n_quad!r}")
-    y = _binary_matrix(responses)
+    y = _binary_matrix(responses, fractional=fractional)
     if random == "auto":
         random = "items" if y.shape[1] > y.shape[0] else "models"
     large = y.size >= _LARGE_FROM_CELLS if large is None else bool(large)
@@ -421,6 +429,7 @@ def bootstrap_mml_ability(
     clusters=None,
     n_quad: int = 41,
     large: bool | None = None,
+    fractional: bool = False,
 ) -> MmlAbilityBootstrap:
     """Item (or item-cluster) bootstrap of the marginal-ML abilities.
 
@@ -445,6 +454,8 @@ def bootstrap_mml_ability(
         :func:`rederive.stats.irt.bootstrap_ability`) and interval level.
     clusters : array_like, optional
         Resampling unit of every item (column).
+    fractional : bool, default False
+        Accept scores in [0, 1] (the fit's fractional likelihood).
 
     Notes
     -----
@@ -466,7 +477,7 @@ def bootstrap_mml_ability(
         raise ValueError("bootstrap_mml_ability needs a fit with the items integrated")
     if not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    y = _binary_matrix(responses)
+    y = _binary_matrix(responses, fractional=fractional)
     n_items = y.shape[1]
     if fit.nodes is not None:
         nodes, logw = fit.nodes, fit.log_weights
@@ -490,7 +501,9 @@ def bootstrap_mml_ability(
     if large:
         from rederive.stats.irt_large import bootstrap_sums
 
-        moves, hess, kind = bootstrap_sums(y.T, x, nodes, logw, unit_of_item, n_units, n_boot, rng)
+        moves, hess, kind = bootstrap_sums(
+            y.T, x, nodes, logw, unit_of_item, n_units, n_boot, rng, fractional=fractional
+        )
     else:
         obs = ~np.isnan(y)
         yt, obst = y.T, obs.T.astype(float)

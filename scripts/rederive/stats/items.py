@@ -107,10 +107,10 @@ class ItemThresholds:
         return cls(**{k: config[k] for k in cls.__dataclass_fields__ if k in config})
 
 
-def _matrix(responses: pd.DataFrame) -> np.ndarray:
+def _matrix(responses: pd.DataFrame, fractional: bool = False) -> np.ndarray:
     from rederive.stats.irt import _binary_matrix
 
-    return _binary_matrix(responses)
+    return _binary_matrix(responses, fractional=fractional)
 
 
 def item_rest_correlation(
@@ -227,15 +227,18 @@ def _zstd(mnsq: np.ndarray, q: np.ndarray) -> np.ndarray:
     return (np.cbrt(mnsq) - 1.0) * (3.0 / q) + q / 3.0
 
 
-def epoch_flips(long: pd.DataFrame) -> pd.DataFrame:
+def epoch_flips(long: pd.DataFrame, rule=None) -> pd.DataFrame:
     """Per item: models that ran it in several epochs, and how many of them flipped.
 
     Parameters
     ----------
     long : pandas.DataFrame
         One row per (model, item, epoch) with columns ``model``, ``item``,
-        ``epoch`` and ``correct`` (scores in [0, 1], dichotomised at 0.5 as for
-        the 1PL).
+        ``epoch`` and ``correct`` (scores in [0, 1]; an epoch passes when
+        ``rule`` says so).
+    rule : rederive.stats.fractional.ScoreRule, optional
+        Default: above 0.5 passes, exactly 0.5 (a draw) is left out
+        (:meth:`~rederive.stats.fractional.ScoreRule.passed`).
 
     Returns
     -------
@@ -244,7 +247,10 @@ def epoch_flips(long: pd.DataFrame) -> pd.DataFrame:
         and ``n_models_flipped`` (of those, models whose outcome differs
         between epochs).
     """
-    passed = long.assign(_pass=(long["correct"].astype(float) >= 0.5).astype(int))
+    from rederive.stats.fractional import ScoreRule
+
+    passed, keep = (rule or ScoreRule()).passed(long["correct"].to_numpy(dtype=float))
+    passed = long[keep].assign(_pass=passed[keep].astype(int))
     per = passed.groupby(["item", "model"], sort=True)["_pass"].agg(["size", "min", "max"])
     repeated = per["size"] >= 2
     flipped = repeated & (per["min"] != per["max"])
@@ -267,7 +273,7 @@ def epoch_flips_from_codes(
     item, model : numpy.ndarray
         Integer codes: position in ``items`` and model number in ``[0, n_models)``.
     passed : numpy.ndarray
-        1 where the epoch's score is >= 0.5 (bool or 0/1).
+        1 where the epoch passed (bool or 0/1; :meth:`ScoreRule.passed`).
     items : pandas.Index
         Labels of the item codes.
 
@@ -308,6 +314,7 @@ def item_analysis(
     ability: pd.Series | None = None,
     flips: pd.DataFrame | None = None,
     thresholds: ItemThresholds | None = None,
+    fractional: bool = False,
 ) -> pd.DataFrame:
     """Item statistics and flags for every item of a models x items 0/1 matrix.
 
@@ -324,6 +331,17 @@ def item_analysis(
         :func:`epoch_flips` of the same items; without it (single-epoch data)
         the flip columns are NaN and never flag.
     thresholds : ItemThresholds, optional
+    fractional : bool, default False
+        Accept scores in [0, 1] (:mod:`rederive.stats.fractional`): the
+        statistics are then those of the scores themselves - ``n_correct`` is
+        the sum of the scores (a float), ``share_correct`` their mean, the
+        item-rest correlation a Pearson correlation of scores, the abilities
+        and the item's difficulty fitted by the fractional likelihood, and the
+        residuals ``(s - P)``. The mean-squares keep the Bernoulli variance
+        ``P (1 - P)`` in the denominator, which a score between 0 and 1 cannot
+        reach (its variance about ``P`` is at most that), so they run below 1
+        and a misfit flag on fractional scores is conservative. "Solved by
+        none / all" means every score 0 / 1.
 
     Returns
     -------
@@ -341,17 +359,22 @@ def item_analysis(
         # An item no model answered has no statistic and raises no flag (not even
         # "solved by none"): it keeps its row, with n_models 0.
         out = item_analysis(
-            responses.loc[:, answered], ability=ability, flips=flips, thresholds=thresholds
+            responses.loc[:, answered],
+            ability=ability,
+            flips=flips,
+            thresholds=thresholds,
+            fractional=fractional,
         ).reindex(responses.columns)
         empty = ~answered.to_numpy()
         for column in ("n_models", "n_correct", "n_fit", "n_models_repeated", "n_models_flipped"):
-            out[column] = out[column].fillna(0).astype("int64")
+            counts = out[column].fillna(0)
+            out[column] = counts if fractional and column == "n_correct" else counts.astype("int64")
         out.loc[empty, list(FLAGS)] = False
         out[list(FLAGS)] = out[list(FLAGS)].astype(bool)
         out["n_flags"] = out["n_flags"].fillna(0).astype("int64")
         out.loc[empty, "flags"] = ""
         return out
-    y = _matrix(responses)
+    y = _matrix(responses, fractional)
     obs = ~np.isnan(y)
     y0 = np.where(obs, y, 0.0)
     correct = y0.sum(axis=0)
@@ -370,7 +393,11 @@ def item_analysis(
             answered_sub = ~np.isnan(y[keep]).all(axis=0) if not keep.all() else None
             if answered_sub is not None and not answered_sub.all():
                 sub = sub.loc[:, answered_sub]
-            theta[keep] = rasch_mml(sub, random="items").ability.reindex(sub.index).to_numpy()
+            theta[keep] = (
+                rasch_mml(sub, random="items", fractional=fractional)
+                .ability.reindex(sub.index)
+                .to_numpy()
+            )
     else:
         theta = ability.reindex(responses.index).to_numpy(dtype=float)
         theta = np.where(extreme_model | ~np.isfinite(theta), np.nan, theta)
@@ -407,7 +434,8 @@ def item_analysis(
     out = pd.DataFrame(
         {
             "n_models": seen.astype("int64"),
-            "n_correct": correct.astype("int64"),
+            # A sum of fractional scores stays a float (int64 would truncate it).
+            "n_correct": correct if fractional else correct.astype("int64"),
             "share_correct": correct / seen,
             "item_rest_r": r,
             "difficulty_ml": np.where(np.isfinite(b), b, np.nan),

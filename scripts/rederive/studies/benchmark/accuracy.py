@@ -16,6 +16,12 @@ percentile cluster bootstrap under-covers (bench/coverage.py); the percentile
 cluster bootstrap stays in ``boot_low_pct``/``boot_high_pct``. Accuracy itself is the plain mean of the per-item scores (epochs were
 averaged within the item in the warehouse), so it equals the harness's score.
 
+When ``item_sets`` made the headline's items differ from a model's own
+(``intersection``: items some model lacks left every model; ``zero``: missing
+grades counted as 0), accuracy.csv names them in ``basis`` and gives each
+model's score over its own graded items beside it (``n_items_own``,
+``accuracy_own``, ``accuracy_own_pct``; :mod:`rederive.studies.benchmark.basis`).
+
 References
 ----------
 Miller, E. (2024). Adding error bars to evals: a statistical approach to language
@@ -32,6 +38,8 @@ from rederive.stats.bootstrap import bootstrap_mean, percentile_ci, rng_for
 from rederive.stats.clustered import WILSON_METHOD, clustered_ratio, rate_wilson
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, small_n_flags
+from rederive.studies.benchmark.basis import basis_note, with_own_items
+from rederive.studies.benchmark.check import item_accuracy
 from rederive.studies.benchmark.common import (
     accuracy_percent,
     clusters_for,
@@ -208,6 +216,15 @@ def by_category(matrix, items, *, n_boot, seed, level, cluster_by) -> pd.DataFra
     )
 
 
+def own_items_differ(db_path, table: pd.DataFrame) -> bool:
+    """Whether some model's headline items are not its own graded items (the
+    warehouse's ``overlap`` counts them: dropped by ``item_sets: intersection``,
+    or filled with zeros by ``item_sets: zero``)."""
+    overlap = query(db_path, "SELECT model, n_items_answered FROM overlap")
+    own = overlap.set_index("model")["n_items_answered"].reindex(table["model"])
+    return bool((own.to_numpy() != table["n_items"].to_numpy()).any())
+
+
 def latex(frame: pd.DataFrame, *, caption_note: str) -> str:
     body = pd.DataFrame(
         {
@@ -238,8 +255,14 @@ def main(snakemake):
     per_task[SMALL_N] = small_n_flags(per_task["n_items"], p.min_n)
     table = headline_aggregate(overall(matrix, items, **kwargs), per_task)
     table[SMALL_N] = small_n_flags(table["n_items"], p.min_n)
+    if own_items_differ(snakemake.input.db, table):
+        # The SQL pass over every graded row (~1 min at 150 M rows) only when needed.
+        table = with_own_items(table, item_accuracy(snakemake.input.db)[0], p.item_sets)
+    decimals = {**PCT_COLUMNS, "macro_accuracy_pct": 1}
+    if "accuracy_own_pct" in table:
+        decimals["accuracy_own_pct"] = 1
     write_csv(
-        fixed_decimals(table, {**PCT_COLUMNS, "macro_accuracy_pct": 1}),
+        fixed_decimals(table, decimals),
         snakemake.output.accuracy,
         float_format="%.12g",
     )
@@ -261,6 +284,7 @@ def main(snakemake):
                         p.data_note,
                         excluded_note(table.loc[table[SMALL_N], "model"], p.min_n),
                         left_out_note(snakemake.input.db),
+                        basis_note(table),
                     )
                     if x
                 ),

@@ -17,7 +17,10 @@ score above 1 is refused, naming the setting that fixes it.
 What is compared: the published score is a model's fraction correct over the items
 *it* answered. Ours is the same quantity, recomputed from the per-item scores
 before any ``item_sets: intersection`` alignment (which only shapes the
-comparisons between models, in accuracy.csv and after). A published model absent
+comparisons between models, in accuracy.csv and after; accuracy.csv and
+ranking.csv then show both numbers, labelled). Under ``item_sets: zero`` a
+missing grade is part of the model's score (a 0), and accuracy.csv's value is
+compared (:mod:`rederive.studies.benchmark.basis`). A published model absent
 from the run, and a model of the run without a published score, each show as a
 row with ``n/a`` rather than disappearing. ``internal`` rows: the accuracy
 printed in percent is the exact fraction n_correct / n_items rounded half-up
@@ -39,11 +42,13 @@ from rederive.audit.columns import MEDIAN_FRACTION
 from rederive.check import NO_PUBLISHED, Check, write_published_check
 from rederive.errors import InputError, relpath, under_root
 from rederive.io.names import read_csv
+from rederive.io.shared_quality import note_sentences
 from rederive.io.source import read_csv_frame
 from rederive.io.warehouse import query, read_only
 from rederive.printed import column_decimals, read_printed, record_lines, score_scale
 from rederive.report.markdown import cell as md_cell
 from rederive.runner import run
+from rederive.studies.benchmark.basis import check_compares_headline
 from rederive.studies.benchmark.common import accuracy_percent, left_out_note
 
 #: Headers of a published score column: ``score``, or one that says percent.
@@ -276,8 +281,21 @@ def checks(
     accuracy table is (every model then answered the same items). A model of the
     run that a published table does not list gets a row with no published value.
     """
+    own_given = own
     own = accuracy[["model", "accuracy", "n_items"]] if own is None else own
     shared = accuracy.set_index("model")["n_items"]
+    # Models whose accuracy.csv value counts missing grades as 0 (item_sets: zero).
+    zeros = (
+        {
+            m: int(n - k)
+            for m, n, k in zip(
+                accuracy["model"], accuracy["n_items"], accuracy["n_items_own"], strict=True
+            )
+            if n != k
+        }
+        if "n_items_own" in accuracy
+        else {}
+    )
     out: list[Check] = []
     for table, frame in sorted(published.items()):
         for column, empty in (
@@ -295,6 +313,12 @@ def checks(
                 note = "no published value for this model"
             elif ours is None:
                 note = "model not in the run"
+            elif own_given is None and row.model in zeros:
+                note = (
+                    f"fraction correct over {int(row.n_items):,} items, "
+                    f"{zeros[row.model]:,} missing grade(s) counted as 0 (accuracy.csv; "
+                    "item_sets: zero)"
+                )
             elif int(row.n_items) == int(shared.get(row.model, row.n_items)):
                 note = (
                     f"fraction correct over the model's {int(row.n_items):,} items (accuracy.csv)"
@@ -343,7 +367,11 @@ def checks(
 
 
 def comparison_statement(
-    accuracy: pd.DataFrame, own: pd.DataFrame, files: list[Path], folder: Path | None = None
+    accuracy: pd.DataFrame,
+    own: pd.DataFrame,
+    files: list[Path],
+    folder: Path | None = None,
+    item_sets: str = "intersection",
 ) -> str:
     """What the published check compares, in words for the report."""
     if not files:
@@ -360,12 +388,23 @@ def comparison_statement(
     )
     lost = own.merge(accuracy[["model", "n_items"]], on="model", suffixes=("", "_shared"))
     lost = lost[lost["n_items"] != lost["n_items_shared"]]
-    if not lost.empty:
+    if not lost.empty and item_sets == "zero":
+        text = text.replace(
+            "each model's recomputed fraction correct over every item it answered",
+            "each model's accuracy.csv value (item_sets: zero: a missing grade counts as 0)",
+        )
+        text += (
+            f" {len(lost)} model(s) have missing grades counted as 0 over "
+            f"{int(lost['n_items_shared'].iloc[0]):,} items; their score over their own "
+            "items is accuracy_own in accuracy.csv."
+        )
+    elif not lost.empty:
         text += (
             f" Under item_sets: intersection, accuracy.csv covers only the "
             f"{int(lost['n_items_shared'].iloc[0]):,} items every model answered; "
             f"{len(lost)} model(s) answered more, so their accuracy.csv value is not the "
-            "published quantity and is not compared."
+            "published quantity and is not compared; it is labelled there (basis), with "
+            "the compared score beside it (accuracy_own)."
         )
     return text
 
@@ -413,8 +452,12 @@ def main(snakemake):
     accuracy = read_csv(snakemake.input.accuracy)
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     own, per_task = item_accuracy(snakemake.input.db)
+    item_sets = snakemake.params.item_sets
+    # Under item_sets: zero a missing grade is part of the score: accuracy.csv's
+    # value is the one compared (rederive.studies.benchmark.basis).
+    compared = None if check_compares_headline(item_sets) else own
     # The harness rounds nothing, but sums floats in its own order: 1e-9 absorbs that.
-    found = checks(published, accuracy, snakemake.params.tolerance, own) + harness_checks(
+    found = checks(published, accuracy, snakemake.params.tolerance, compared) + harness_checks(
         reported, per_task, 1e-9, root=Path(snakemake.params.published_dir).parent
     )
     # Power of the ranking's first place (rederive.studies.benchmark.power).
@@ -431,7 +474,10 @@ def main(snakemake):
         analysis=snakemake.wildcards.analysis,
         title="Benchmark: published-score check",
         preamble=check_preamble(
-            comparison_statement(accuracy, own, files, folder), left_out_note(snakemake.input.db)
+            comparison_statement(accuracy, own, files, folder, item_sets),
+            left_out_note(snakemake.input.db),
+            snakemake.params.missing_grades_text,
+            note_sentences(read_csv(snakemake.input.quality)),
         ),
         data_note=snakemake.params.data_note,
     )

@@ -122,7 +122,10 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
     ----------
     scored_only : bool
         Keep only the rows of (model, item) pairs of the ``scores`` table (the
-        epochs behind the statistics: no dropped item, no model left out).
+        epochs behind the statistics: no dropped item, no model left out), and
+        add one epoch scored 0 for each missing grade ``item_sets: zero``
+        counted as 0 (a ``scores`` cell without rows), so the variance is that
+        of the score the tables show.
     """
     with read_only(db_path) as con:
         keys = [k for (k,) in con.execute("SELECT item_key FROM items").fetchall()]
@@ -163,8 +166,19 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
             for batch in reader:
                 scored[batch.column(0).to_numpy(), batch.column(1).to_numpy()] = True
             keep &= scored[item, np.maximum(model, 0)]
+            zeros = con.sql(
+                "SELECT m.c AS mc, i.c AS ic FROM scores s JOIN _item_codes i "
+                "ON s.item_key = i.item_key JOIN _model_codes m ON s.model = m.model "
+                "WHERE s.n_rows = 0 ORDER BY m.c, i.c"
+            ).fetchnumpy()
     if not keep.all():
         model, item, epoch, correct = model[keep], item[keep], epoch[keep], correct[keep]
+    if scored_only and len(zeros["mc"]):
+        filled = np.asarray(zeros["mc"], dtype="int32"), np.asarray(zeros["ic"], dtype="int32")
+        model = np.concatenate([model, filled[0]])
+        item = np.concatenate([item, filled[1]])
+        epoch = np.concatenate([epoch, np.zeros(len(filled[0]), dtype=epoch.dtype)])
+        correct = np.concatenate([correct, np.zeros(len(filled[0]))])
     return Epochs(
         models=np.asarray(models, dtype=object),
         items=np.asarray(keys, dtype=object),

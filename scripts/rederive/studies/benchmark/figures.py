@@ -331,8 +331,16 @@ def plot_ability(
         label="py-irt posterior mean",
         zorder=3,
     )
+    # A model without a finite ability keeps its row, labelled so (irt_ability.csv's
+    # ability_note says why: a perfect score, no variation under a threshold, ...).
     ax.set_yticks(
-        y, [f"{m}  ({a:.1f}%)" for m, a in zip(frame["model"], frame["accuracy_pct"], strict=True)]
+        y,
+        [
+            f"{m}  ({a:.1f}%)" + ("" if np.isfinite(t) else ": no ability")
+            for m, a, t in zip(
+                frame["model"], frame["accuracy_pct"], frame["ability_ml"], strict=True
+            )
+        ],
     )
     ax.set_xlabel("1PL ability (logit)   [model (accuracy)]")
     if large:

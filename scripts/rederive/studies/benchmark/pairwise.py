@@ -47,6 +47,7 @@ from rederive.stats.family import Family, comparison_family, family_note, rank_o
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.rates import round_half_up
 from rederive.stats.small_n import SMALL_N, excluded_note, pair_mask
+from rederive.studies.benchmark.basis import basis_note
 from rederive.studies.benchmark.common import (
     clusters_for,
     fixed_decimals,
@@ -266,7 +267,13 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     when there is none). ``tied_with`` lists the tested pairs that are not
     significant (rank neighbours and the top). With all pairs tested and
     significance monotone in rank distance the two definitions agree.
+
+    When accuracy.csv names a ``basis`` (the headline's items differ from a
+    model's own: :mod:`rederive.studies.benchmark.basis`), the ranking ends in
+    ``basis``, ``n_items``, ``n_items_own`` and ``accuracy_own_pct``, so the
+    quantity ranked and the one leaderboards publish stand side by side.
     """
+    every = accuracy
     small = (
         accuracy[SMALL_N].astype(bool)
         if SMALL_N in accuracy
@@ -316,6 +323,9 @@ def ranking(accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         for column in ("rank_best", "rank_worst"):
             out[column] = out[column].astype("Int64")
         out["n_tied"] = out["n_tied"].astype(int)
+    if "basis" in every:
+        own = every.set_index("model")[["basis", "n_items", "n_items_own", "accuracy_own_pct"]]
+        out = out.join(own, on="model")
     return out
 
 
@@ -392,7 +402,11 @@ def main(snakemake):
     write_csv(rank, snakemake.output.ranking, float_format="%.1f")
     with open(snakemake.output.tex, "w") as handle:
         note = excluded_note([m for m, f in small.items() if f], p.min_n)
-        note = " ".join(x for x in (p.data_note, note, left_out_note(snakemake.input.db)) if x)
+        note = " ".join(
+            x
+            for x in (p.data_note, note, left_out_note(snakemake.input.db), basis_note(accuracy))
+            if x
+        )
         handle.write(
             latex(
                 rank,

@@ -1,14 +1,26 @@
 """Rule ``tabulate_benchmark_quality``: what was read, used and excluded, per run
 and reason, plus the scores dropped to align item sets (``item_sets:
 intersection``) or left out with their model (``shared_items``), the per-model
-item overlap and which models entered the shared item set."""
+item overlap and which models entered the shared item set.
+
+Notes (rows 0, nothing excluded; :mod:`rederive.io.shared_quality`): two models
+whose graded rows are identical item by item (and vary: not both right on
+everything) - AlpacaEval 1's falcon-7b-instruct is falcon-40b-instruct's file
+under another name -, and the missing grades ``item_sets: zero`` counted as 0.
+(Two input files with the same bytes are refused when the warehouse is built.)"""
 
 import pandas as pd
 
 from rederive.io.accounting import load_accounting, load_formats
 from rederive.io.batches import per_run_files
-from rederive.io.shared_quality import reason_text
-from rederive.io.warehouse import query
+from rederive.io.shared_quality import (
+    NOTE,
+    digest_sql,
+    identical_results_notes,
+    reason_text,
+    with_notes,
+)
+from rederive.io.warehouse import query, read_only
 from rederive.runner import run
 from rederive.stats.shared_items import from_frame
 from rederive.studies.benchmark.common import write_csv
@@ -81,6 +93,66 @@ def check_reconciles(table: pd.DataFrame) -> None:
         )
 
 
+def model_digests(db_path) -> pd.DataFrame:
+    """Per model: its first run, whether its scores vary, a digest of its graded rows
+    (item, epoch, score) that two models share exactly when their rows are the same
+    multiset, and the number of items of the models that share one.
+
+    The digest is the count, sum and XOR of 64-bit row hashes
+    (:func:`rederive.io.shared_quality.digest_sql`): one aggregate pass (30 M
+    rows: 1.1 s). Distinct items are counted only for the models with a twin (the
+    count over every row took 22 s at 30 M rows); the others keep their row count.
+    """
+    with read_only(db_path) as con:
+        columns = {row[0] for row in con.execute("DESCRIBE responses").fetchall()}
+        epoch = "CAST(epoch AS BIGINT)" if "epoch" in columns else "CAST(NULL AS BIGINT)"
+        digest = digest_sql(f"item_key, {epoch}, CAST(correct AS DOUBLE)")
+        models = con.execute(
+            f"""
+            SELECT model, arg_min(run, rowid) AS run, count(*) AS n_items,
+                   min(correct) < max(correct) AS varies, {digest} AS digest
+            FROM responses WHERE model IS NOT NULL GROUP BY model ORDER BY model
+            """
+        ).df()
+        twins = models[models["varies"] & models.duplicated("digest", keep=False)]
+        if not twins.empty:
+            items = dict(
+                con.execute(
+                    "SELECT model, count(DISTINCT item_key) FROM responses "
+                    "WHERE list_contains($models, model) GROUP BY model",
+                    {"models": twins["model"].tolist()},
+                ).fetchall()
+            )
+            at = models["model"].isin(items)
+            models.loc[at, "n_items"] = models.loc[at, "model"].map(items)
+    return models
+
+
+def zero_notes(overlap: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """Notes on the missing grades ``item_sets: zero`` counted as 0, per model."""
+    if "n_missing_as_zero" not in overlap:
+        return pd.DataFrame(columns=["run", "reason"])
+    run_of = models.set_index("model")["run"]
+    rows = overlap[overlap["n_missing_as_zero"] > 0]
+    return pd.DataFrame(
+        {
+            "run": rows["model"].map(run_of).to_numpy(),
+            "reason": [
+                f"{NOTE}: {int(n):,} missing grade(s) counted as 0 (item_sets: zero) [{m}]"
+                for m, n in zip(rows["model"], rows["n_missing_as_zero"], strict=True)
+            ],
+        }
+    )
+
+
+def quality_notes(db_path, overlap, models) -> pd.DataFrame:
+    """Every note of the benchmark's data-quality table (``run, reason``)."""
+    return pd.concat(
+        [identical_results_notes(model_digests(db_path)), zero_notes(overlap, models)],
+        ignore_index=True,
+    )
+
+
 def main(snakemake):
     overlap = query(snakemake.input.db, "SELECT * FROM overlap ORDER BY model")
     models = query(snakemake.input.db, "SELECT * FROM models ORDER BY model")
@@ -89,7 +161,9 @@ def main(snakemake):
     left = shared.excluded
     left_out = dict(zip(left["model"], left["reason"], strict=True))
     accounting = per_run_files(snakemake.input.ingested, "accounting")
-    write_csv(data_quality(accounting, dropped, left_out), snakemake.output.quality)
+    quality = data_quality(accounting, dropped, left_out)
+    quality = with_notes(quality, quality_notes(snakemake.input.db, overlap, models))
+    write_csv(quality, snakemake.output.quality)
     write_csv(shared.table, snakemake.output.shared_items, float_format="%.10g")
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
 

@@ -1,8 +1,15 @@
 """Rule ``cluster_benchmark_failures``: which models fail the same items.
 
-A model fails an item when its per-item score is below 0.5 (scores are 0/1 for
-single-epoch binary grading; epoch means and partial credit are dichotomised the
-same way as for the IRT fit). From the models × items failure matrix,
+A model fails an item when its per-item score is below ``fractional_scores.threshold``
+(0.5 by default; equal to it counts as a failure only with ``ties: incorrect``):
+for 0/1 scores, an item scored 0; for epoch means, partial credit and judge
+preferences, a score below the threshold (an AlpacaEval loss, not a draw),
+whatever ``fractional_scores.method`` the 1PL uses
+(:mod:`rederive.stats.fractional`). When some score is fractional,
+``failure_leaves.csv`` gains the rule (``failure_set``), each model's
+``n_failed`` and a ``note`` for a model without variation (every score one
+value between 0 and 1: its failure set is empty or every item by the threshold
+alone). From the models × items failure matrix,
 :mod:`rederive.stats.similarity` gives the co-failure rates, the Jaccard
 similarity of failure sets, the hierarchical clustering on ``1 − J`` and the most
 and least alike pairs. Items every model fails are listed: on a real benchmark
@@ -18,18 +25,48 @@ References
 Jaccard, P. (1912). The distribution of the flora in the alpine zone. *New Phytologist* 11, 37–50.
 """
 
+import numpy as np
 import pandas as pd
 
 from rederive.runner import run
 from rederive.stats import similarity
+from rederive.stats.fractional import ScoreRule, constant_score
 from rederive.studies.benchmark.common import load_scores, write_csv
 
 
-def failure_matrix(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Boolean models × items, True = failed (score < 0.5)."""
+def failure_matrix(matrix: pd.DataFrame, rule: ScoreRule | None = None) -> pd.DataFrame:
+    """Boolean models × items, True = failed (score below the threshold, 0.5 by default)."""
     if matrix.isna().to_numpy().any():
         raise ValueError("failure clustering needs every model scored on every item")
-    return (matrix < 0.5).T
+    failed = (rule or ScoreRule()).failed(matrix.to_numpy(dtype=float))
+    return pd.DataFrame(failed, index=matrix.index, columns=matrix.columns).T
+
+
+def failure_notes(matrix: pd.DataFrame, fail: pd.DataFrame, rule: ScoreRule) -> pd.DataFrame:
+    """Per model (rows of ``fail``): ``n_failed``, the rule, and a note on a model
+    without variation, whose failure set the threshold alone decides."""
+    constant = pd.Series(constant_score(matrix.to_numpy(dtype=float)), index=matrix.columns)
+    n_failed = fail.sum(axis=1)
+    notes = []
+    for model in fail.index:
+        value = constant[model]
+        if np.isfinite(value):
+            what = "every item" if n_failed[model] else "no item"
+            notes.append(
+                f"no variation: every score {value:g} ({fail.shape[1]:,} items); "
+                f"{what} fails ({rule.failure_text()}), so its failure set is "
+                f"{'every item' if n_failed[model] else 'empty'} by the threshold alone"
+            )
+        else:
+            notes.append("")
+    return pd.DataFrame(
+        {
+            "n_failed": n_failed.to_numpy().astype(int),
+            "failure_set": rule.failure_text(),
+            "note": notes,
+        },
+        index=fail.index,
+    )
 
 
 def square(frame: pd.DataFrame) -> pd.DataFrame:
@@ -66,6 +103,7 @@ def analyse(
     n_extreme_pairs: int,
     top_k: int | None = None,
     optimal_ordering_up_to: int | None = None,
+    rule: ScoreRule | None = None,
 ) -> dict:
     """Failure similarity of every model pair, the tables restricted to the top-k.
 
@@ -73,9 +111,12 @@ def analyse(
     mean score (all models when there are at most ``top_k``, or ``top_k`` is
     None), in name order; the linkage, the leaf order and the extreme pairs cover
     every model. Leaves are optimally ordered up to ``optimal_ordering_up_to``
-    models (always when None).
+    models (always when None). ``rule`` sets the failure threshold
+    (:meth:`ScoreRule.failed`); with a fractional score in the matrix,
+    ``leaves`` adds ``n_failed``, ``failure_set`` and ``note``.
     """
-    fail = failure_matrix(matrix)
+    rule = rule or ScoreRule()
+    fail = failure_matrix(matrix, rule)
     fail = fail.sort_index()
     co_failure, jaccard = similarity.similarity_matrices(fail)
     models = list(fail.index)
@@ -115,6 +156,10 @@ def analyse(
             "in_top_k": [m in in_top for m in models],
         }
     )
+    values = matrix.to_numpy(dtype=float)
+    if ((values > 0.0) & (values < 1.0)).any():
+        notes = failure_notes(matrix, fail, rule)
+        leaves = pd.concat([leaves, notes.reset_index(drop=True)], axis=1)
     return {
         "co_failure": square(co_failure.loc[top, top]),
         "jaccard": square(jaccard.loc[top, top]),
@@ -137,6 +182,7 @@ def main(snakemake):
         n_extreme_pairs=p.n_extreme_pairs,
         top_k=p.top_k,
         optimal_ordering_up_to=p.optimal_ordering_up_to,
+        rule=ScoreRule.from_config(p.fractional_scores),
     )
     del matrix
     write_csv(result["jaccard"], snakemake.output.jaccard)

@@ -7,9 +7,13 @@ Checks, each an :class:`~rederive.errors.InputError` naming the files at fault:
   be silently pooled as repeats);
 * lm-eval ``doc_hash`` agrees across models for each ``(task, doc_id)``: same key,
   different document means the runs used different dataset versions;
-* every model answered the same items. When ``item_sets: intersection`` the
-  comparison uses the shared items only and every dropped score is counted in the
-  ``alignment`` table (shown in ``data_quality.csv``). Before the intersection,
+* every model answered the same items. ``item_sets`` says how a missing grade
+  counts: ``require_equal`` refuses it; ``intersection`` excludes it, and the
+  comparison uses the items every model was graded on, every dropped score
+  counted in the ``alignment`` table (shown in ``data_quality.csv``); ``zero``
+  counts it as 0 on every item another kept model was graded on (a ``scores``
+  cell with ``n_rows = 0``, counted per model in ``overlap.n_missing_as_zero``).
+  Before the intersection (or the zeros),
   ``shared_items`` (:mod:`rederive.stats.shared_items`) decides which models enter
   it: by default a small-n or partial model is left out (its rows counted in
   ``data_quality.csv``, the decision in the ``shared_items`` table), so one short
@@ -371,7 +375,8 @@ def align_items(
     files: dict[str, str] | None = None,
     shared_items: dict | None = None,
 ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pd.DataFrame]:
-    """Keep items answered by every model, or refuse when item sets differ.
+    """Keep items answered by every model, count missing grades as 0, or refuse
+    when item sets differ (``policy``: ``intersection``, ``zero``, ``require_equal``).
 
     Parameters
     ----------
@@ -388,10 +393,12 @@ def align_items(
     Returns
     -------
     kept_items, kept_models : ndarray of bool
-        The rows and columns of ``answered`` the scores keep.
+        The rows and columns of ``answered`` the scores keep. Under ``zero`` the
+        kept items are those any kept model was graded on.
     overlap : DataFrame
-        Per model: items answered, shared by the kept models, dropped
-        (``n_dropped``: every item of a model left out).
+        Per model: items answered, shared by the kept models (under ``zero``:
+        the items scored, with the zeros), dropped (``n_dropped``: every item of
+        a model left out); under ``zero`` also ``n_missing_as_zero``.
     decision : DataFrame
         The ``shared_items`` table, one row per model.
     """
@@ -402,14 +409,19 @@ def align_items(
     present = per_item > 0
     n_union = int(present.sum())
     equal = bool((per_item[present] == len(models)).all())
-    if equal or policy != "intersection":
+    if equal or policy not in ("intersection", "zero"):
         # Equal item sets leave nobody out; require_equal refuses unequal ones below.
         decision = shared_item_models(answered, None)
     else:
         decision = shared_item_models(answered, shared_items)
     kept_models = np.isin(np.asarray(models, dtype=object), decision.kept)
     # No model kept shares nothing (not every item, as all() over no column says).
-    shared = present & values[:, kept_models].all(axis=1) & bool(kept_models.any())
+    kept_values = values[:, kept_models]
+    if policy == "zero" and not equal:
+        # Every item a kept model was graded on; the others' missing grades are 0.
+        shared = present & kept_values.any(axis=1)
+    else:
+        shared = present & kept_values.all(axis=1) & bool(kept_models.any())
     overlap = pd.DataFrame(
         {
             "model": models,
@@ -418,12 +430,16 @@ def align_items(
             "n_items_shared": int(shared.sum()),
         }
     )
-    overlap["n_dropped"] = overlap["n_items_answered"] - overlap["n_items_shared"]
+    answered_kept = (values & shared[:, None]).sum(axis=0)
+    overlap["n_dropped"] = overlap["n_items_answered"] - answered_kept
     left = ~overlap["model"].isin(set(decision.kept))
     overlap.loc[left, "n_dropped"] = overlap.loc[left, "n_items_answered"]
     if equal:
         return present, kept_models, overlap, decision.table
-    if policy != "intersection":
+    if policy == "zero":
+        zeros = np.where(kept_models, (shared[:, None] & ~values).sum(axis=0), 0)
+        overlap["n_missing_as_zero"] = zeros.astype("int64")
+    if policy not in ("intersection", "zero"):
         lines = []
         first_file = None
         n_missing = (present[:, None] & ~values).sum(axis=0)
@@ -580,12 +596,22 @@ def build_in(
         "UPDATE _keys SET kept = list_contains($kept, ki)",
         {"kept": np.flatnonzero(kept_items).tolist()},
     )
+    # Under item_sets: zero a kept model's missing grade on a kept item is a
+    # cell of its own: score 0, no epoch, no row behind it.
+    zeros = (
+        "UNION ALL SELECT m.mi, k.ki, 0.0, 0, 0 FROM _models m CROSS JOIN _keys k "
+        "WHERE m.kept AND k.kept AND NOT EXISTS "
+        "(SELECT 1 FROM _cells x WHERE x.mi = m.mi AND x.ki = k.ki)"
+        if "n_missing_as_zero" in overlap
+        else ""
+    )
     con.execute(
-        """
+        f"""
         CREATE TABLE scores AS
         SELECT m.model, k.item_key, c.score, CAST(c.n_epochs AS BIGINT) AS n_epochs,
                CAST(c.n_rows AS BIGINT) AS n_rows
-        FROM _cells c JOIN _models m ON c.mi = m.mi JOIN _keys k ON c.ki = k.ki
+        FROM (SELECT mi, ki, score, n_epochs, n_rows FROM _cells {zeros}) c
+             JOIN _models m ON c.mi = m.mi JOIN _keys k ON c.ki = k.ki
         WHERE m.kept AND k.kept ORDER BY c.mi, c.ki
         """
     )

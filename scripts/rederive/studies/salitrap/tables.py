@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from rederive.io.shared_quality import move_rows, reason_text
+from rederive.io.shared_quality import (
+    digest_sql,
+    identical_results_notes,
+    move_rows,
+    reason_text,
+    with_notes,
+)
 from rederive.io.warehouse import query
 from rederive.report.latex import bold_extremes, booktabs
 from rederive.stats.rates import round_half_up
@@ -148,6 +154,18 @@ def shared_items_quality(db, quality: pd.DataFrame, matrix: pd.DataFrame, **sett
     return move_rows(quality, moved)
 
 
+def duplicate_notes(db) -> pd.DataFrame:
+    """Notes (:mod:`rederive.io.shared_quality`) on two models whose labels are
+    identical item by item and condition by condition (and not all one label)."""
+    labels = query(
+        db,
+        f"SELECT model, arg_min(run, rowid) AS run, count(DISTINCT item_id) AS n_items, "
+        f"count(DISTINCT label) > 1 AS varies, {digest_sql('item_id, condition, label')} "
+        "AS digest FROM labels WHERE model IS NOT NULL GROUP BY model ORDER BY model",
+    )
+    return identical_results_notes(labels, what="labels")
+
+
 def build(
     db,
     *,
@@ -191,6 +209,7 @@ def build(
     quality = shared_items_quality(
         db, quality, matrix, min_n=min_n, partial_share=partial_share, mode=shared_items
     )
+    quality = with_notes(quality, duplicate_notes(db))
     return t1, t2, table3(items, present), quality, order, present
 
 
