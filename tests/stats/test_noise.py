@@ -232,9 +232,15 @@ def test_balanced_case_equals_statsmodels_mixedlm_reml():
 
 
 def test_design_mde_is_the_miller_formula():
-    k = detectable_effect(0.05, 0.8)
-    assert design_mde(0.04, 0.2, 500, 5) == pytest.approx(k * math.sqrt((0.04 + 0.2 / 5) / 500))
-    assert design_mde(0.04, 0.2, 500, math.inf) == pytest.approx(mde(math.sqrt(0.04), 500))
+    # Several epochs give fractional item means, compared by the paired t test (499 df);
+    # one epoch gives 0/1 scores, compared by McNemar (the z form).
+    k_t = detectable_effect(0.05, 0.8, df=499)
+    assert design_mde(0.04, 0.2, 500, 5) == pytest.approx(k_t * math.sqrt((0.04 + 0.2 / 5) / 500))
+    k_z = detectable_effect(0.05, 0.8)
+    assert design_mde(0.04, 0.2, 500, 1) == pytest.approx(k_z * math.sqrt((0.04 + 0.2) / 500))
+    assert design_mde(0.04, 0.2, 500, math.inf) == pytest.approx(
+        mde(math.sqrt(0.04), 500, test="t")
+    )
     assert design_mde(-0.01, 0.2, 500, 5) == design_mde(0.0, 0.2, 500, 5)
 
 
