@@ -420,3 +420,20 @@ def test_ranking_at_k_has_ranking_columns_small_n_and_unavailable_models():
     assert by_model.loc["b", "rank"] == "n/a" and np.isnan(by_model.loc["b", "accuracy_pct"])
     assert by_model.loc["a", "rank"] == "1"
     assert rank["order"].tolist() == [1, 2, 3]
+
+
+def test_a_rare_estimate_carried_by_few_items_is_noted():
+    from rederive.stats.sampling import SPARSE_ITEMS, sampling_table
+
+    rows = [
+        ("m", f"q{i:02d}", e, int(i < 2 or (e == 0 and i < 12)))
+        for i in range(30)
+        for e in range(4)
+    ]
+    table = sampling_table(sample_counts(long_frame(rows)), ks=[1, 4], n_boot=50, seed=1)
+    note = table.set_index(["metric", "k"])["note"]
+    assert note[(PASS_HAT_K, 4)] == (
+        "only 2 of 30 items above 0: the interval is approximate (rare events under-cover, "
+        "bench/README.md)"
+    )
+    assert note[(PASS_AT_K, 1)] == "" and SPARSE_ITEMS == 5
