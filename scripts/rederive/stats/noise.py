@@ -47,7 +47,7 @@ minimised over ``τ ≥ 0`` (grid, then Brent's method on its derivative), and
 ``σ̂²_within = Q(τ̂) / (N − 1)``, ``σ̂²_between = τ̂ σ̂²_within``. Items with the
 same number of epochs share ``h_i``, so one evaluation costs the number of
 distinct epoch counts, not of items (bench/README.md: statsmodels' MixedLM took
-minutes per model at 20,000 items). REML's between part is never negative; its
+41 s for one model of 20,000 items, the whole table of 200 such models 6.3 s). REML's between part is never negative; its
 ``var_mean_between + var_mean_within`` is the model's variance of the score,
 ``(σ̂²_between + σ̂²_within · mean(1/K_i)) / n``, beside the empirical
 ``se_total² = S² / n`` the accuracy's interval uses, and ``share_within`` is the

@@ -63,9 +63,10 @@ are computed (:func:`item_intervals`), all clustered by item or cluster:
 ``bench/sampling_coverage.py`` (bench/README.md, "Coverage of pass@k and pass^k
 intervals") measured them at 20, 50 and 200 items, k = 1..8, 8 and 16 samples per
 item, three spreads of the items' success rates: averaged over the spreads,
-``wilson`` covers 0.918–0.960 at 20 items (``t`` 0.904–0.949, ``bootstrap``
-0.884–0.935) and 0.940–0.953 at 200 (all three within 0.01 of 0.95 there) with
-the width of ``t``; the bootstrap is never the best. All three under-cover a
+``wilson`` covers pass@k 0.926–0.960 at 20 items (``t`` 0.904–0.949,
+``bootstrap`` 0.884–0.935) and 0.949–0.952 at 200 (``t`` 0.945–0.951,
+``bootstrap`` 0.943–0.947), pass^k 0.920–0.960 at 20 items (``t`` 0.770–0.949),
+with the width of ``t``; the bootstrap is never the best. All three under-cover a
 rare pass^k (a true value of a few per cent carried by one or two items, e.g.
 pass^8 = 0.018): the estimated SE is then as unreliable as the estimate, and
 :func:`sampling_table` says so in ``note`` when fewer than
