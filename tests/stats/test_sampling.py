@@ -437,3 +437,16 @@ def test_a_rare_estimate_carried_by_few_items_is_noted():
         "bench/README.md)"
     )
     assert note[(PASS_AT_K, 1)] == "" and SPARSE_ITEMS == 5
+
+
+def test_distinct_answer_patterns_packed_or_not_are_the_same():
+    from rederive.stats.sampling import _distinct_rows
+
+    rng = np.random.default_rng(3)
+    small = rng.integers(0, 4, (500, 3))
+    large = small * (2**40)  # does not pack into one int64: np.unique's path
+    for table in (small, large):
+        patterns, codes = _distinct_rows(table)
+        expected, inverse = np.unique(table, axis=0, return_inverse=True)
+        np.testing.assert_array_equal(patterns, expected)
+        np.testing.assert_array_equal(codes, inverse.ravel())

@@ -463,8 +463,11 @@ def _describe(frame: pd.DataFrame, row: int, item: str) -> str:
 def _binary_grades(frame: pd.DataFrame, item: str, file) -> np.ndarray:
     """The ``correct`` column as 0/1 integers, or an :class:`InputError` naming the first bad row."""
     raw = frame["correct"]
-    grades = pd.to_numeric(raw.astype("object").where(raw.notna(), None), errors="coerce")
-    grades = grades.astype(float).to_numpy()
+    if pd.api.types.is_bool_dtype(raw) or pd.api.types.is_numeric_dtype(raw):
+        grades = raw.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        grades = pd.to_numeric(raw.astype("object").where(raw.notna(), None), errors="coerce")
+        grades = grades.astype(float).to_numpy()
     bad = ~np.isin(grades, (0.0, 1.0))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -523,15 +526,18 @@ def sample_counts(
         raise InputError(f"the samples have no {missing[0]!r} column", file=file, field=missing[0])
     frame = long.reset_index(drop=True)
     grades = _binary_grades(frame, item, file)
-    model_labels = frame["model"].astype(str).to_numpy()
-    item_labels = frame[item].astype(str).to_numpy()
-    models = sorted(set(model_labels))
-    item_list = sorted(set(item_labels)) if items is None else [str(i) for i in items]
-    item_code = pd.Index(item_list).get_indexer(item_labels)
-    if (item_code < 0).any():
-        unknown = item_labels[int(np.flatnonzero(item_code < 0)[0])]
-        raise ValueError(f"item {unknown!r} of the samples is not in `items`")
-    model_code = pd.Index(models).get_indexer(model_labels)
+    model_code, model_index = pd.factorize(frame["model"].astype(str), sort=True)
+    models = [str(m) for m in model_index]
+    if items is None:
+        item_code, item_index = pd.factorize(frame[item].astype(str), sort=True)
+        item_list = [str(i) for i in item_index]
+    else:
+        item_list = [str(i) for i in items]
+        item_labels = frame[item].astype(str)
+        item_code = pd.Index(item_list).get_indexer(item_labels)
+        if (item_code < 0).any():
+            unknown = item_labels.iloc[int(np.flatnonzero(item_code < 0)[0])]
+            raise ValueError(f"item {unknown!r} of the samples is not in `items`")
     shape = (len(item_list), len(models))
     cell = item_code.astype(np.int64) * len(models) + model_code
     n = np.bincount(cell, minlength=shape[0] * shape[1]).reshape(shape).astype(np.int64)
@@ -544,49 +550,83 @@ def sample_counts(
 
 
 def _answer_patterns(frame, answer, grades, cell, shape, models, item, file):
-    """Per cell, the code of its answer pattern (see :class:`SampleCounts`)."""
+    """Per cell, the code of its answer pattern (see :class:`SampleCounts`).
+
+    Vectorised: (cell, answer) groups by one ``np.unique`` of integer keys, each
+    cell's classes ``2 · size + correct`` sorted into one row of a small matrix
+    (columns: the most distinct answers of a cell, then the abstentions), and the
+    distinct rows are the patterns; no Python loop over cells or answers.
+    """
     n_models = len(models)
     if answer not in frame:
         return None, [], dict.fromkeys(models, NO_ANSWER_COLUMN), np.zeros(n_models, np.int64)
-    text = frame[answer].astype("object")
-    has = text.notna().to_numpy() & (text.astype(str).str.len() > 0).to_numpy()
+    text = frame[answer]
+    has = text.notna().to_numpy()
+    if has.any():
+        has &= (text != "").to_numpy()
     model_of_cell = cell % n_models
     abstained = np.bincount(model_of_cell[~has], minlength=n_models).astype(np.int64)
     answered = np.bincount(model_of_cell[has], minlength=n_models)
     notes = {m: ("" if answered[j] else NO_ANSWERS) for j, m in enumerate(models)}
     if not has.any():
         return None, [], notes, abstained
-    votes = pd.DataFrame({"cell": cell[has], "answer": text[has].astype(str), "g": grades[has]})
-    grouped = votes.groupby(["cell", "answer"], sort=True)["g"].agg(["size", "min", "max"])
-    mixed = grouped["min"] != grouped["max"]
+    answer_code, _ = pd.factorize(text[has].astype(str))
+    n_answers = int(answer_code.max()) + 1
+    key = cell[has].astype(np.int64) * n_answers + answer_code
+    # Hash-based grouping (pandas), O(rows): np.unique's sort dominated at 16 M samples.
+    inverse, groups = pd.factorize(key)
+    size = np.bincount(inverse, minlength=groups.size)
+    right = np.bincount(inverse, weights=grades[has], minlength=groups.size)
+    mixed = (right > 0) & (right < size)
     if mixed.any():
-        bad_cell, bad_answer = grouped.index[int(np.flatnonzero(mixed.to_numpy())[0])]
-        row = int(np.flatnonzero((cell == bad_cell) & has & (text.astype(str) == bad_answer))[0])
+        bad = int(np.flatnonzero(mixed)[0])
+        row = int(np.flatnonzero(has)[int(np.flatnonzero(inverse == bad)[0])])
         raise InputError(
-            f"{_describe(frame, row, item).rsplit(', epoch', 1)[0]}: the answer {bad_answer!r} is "
-            "graded correct in one sample and incorrect in another; maj@k needs the grade to "
-            "follow from the extracted answer",
+            f"{_describe(frame, row, item).rsplit(', epoch', 1)[0]}: the answer "
+            f"{str(text.iloc[row])!r} is graded correct in one sample and incorrect in "
+            "another; maj@k needs the grade to follow from the extracted answer",
             field="correct",
             **_where(frame, row, file),
         )
-    classes: dict[int, list[tuple[int, bool]]] = {}
-    for (code, _), size, ok in zip(grouped.index, grouped["size"], grouped["max"], strict=True):
-        classes.setdefault(int(code), []).append((int(size), bool(ok)))
+    group_cell = groups // n_answers
+    value = 2 * size + (right > 0)  # sorts as (size, correct)
+    order = np.lexsort((value, group_cell))
+    group_cell, value = group_cell[order], value[order]
     skipped = np.bincount(cell[~has], minlength=shape[0] * shape[1])
+    cells = np.union1d(np.unique(group_cell), np.flatnonzero(skipped))
+    row_of = np.searchsorted(cells, group_cell)
+    position = np.arange(group_cell.size) - np.searchsorted(group_cell, group_cell, side="left")
+    width = int(position.max()) + 1
+    table = np.zeros((cells.size, width + 1), dtype=np.int64)
+    table[row_of, position] = value
+    table[:, width] = skipped[cells]
+    patterns, codes = _distinct_rows(table)
     signature = np.full(shape[0] * shape[1], -1, dtype=np.int64)
-    index: dict[_Signature, int] = {}
-    for code, pattern in classes.items():
-        key = (tuple(sorted(pattern)), int(skipped[code]))
-        signature[code] = index.setdefault(key, len(index))
-    # Cells whose every sample lacks an answer still vote-less: maj@k is 0 there.
-    only_skipped = (signature < 0) & (skipped > 0)
-    for code in np.flatnonzero(only_skipped):
-        key = ((), int(skipped[code]))
-        signature[code] = index.setdefault(key, len(index))
-    signatures = [None] * len(index)
-    for key, code in index.items():
-        signatures[code] = key
+    signature[cells] = codes
+    signatures = []
+    for pattern in patterns:
+        classes = tuple((int(v) // 2, bool(v % 2)) for v in pattern[:width] if v)
+        signatures.append((classes, int(pattern[width])))
     return signature.reshape(shape), signatures, notes, abstained
+
+
+def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a non-negative integer matrix and each row's index among them.
+
+    Rows are packed into one int64 when they fit (base = largest value + 1), then
+    grouped by hashing; otherwise ``np.unique(axis=0)``. Patterns come sorted.
+    """
+    base = int(table.max()) + 1
+    if base ** table.shape[1] < 2**62:
+        packed = np.zeros(table.shape[0], dtype=np.int64)
+        for column in range(table.shape[1]):
+            packed = packed * base + table[:, column]
+        codes, uniques = pd.factorize(packed, sort=True)
+        first = np.zeros(uniques.size, dtype=np.int64)
+        first[codes[::-1]] = np.arange(codes.size)[::-1]
+        return table[first], codes
+    patterns, codes = np.unique(table, axis=0, return_inverse=True)
+    return patterns, codes.ravel()
 
 
 # --- per-item estimates at k ---------------------------------------------------------
