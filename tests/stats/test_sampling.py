@@ -450,3 +450,12 @@ def test_distinct_answer_patterns_packed_or_not_are_the_same():
         expected, inverse = np.unique(table, axis=0, return_inverse=True)
         np.testing.assert_array_equal(patterns, expected)
         np.testing.assert_array_equal(codes, inverse.ravel())
+
+
+def test_a_k_beyond_every_items_samples_is_a_row_that_says_so():
+    from rederive.stats.sampling import sampling_table
+
+    counts = sample_counts(pd.read_csv(TAU / "gpt-4o-airline.csv"))
+    row = sampling_table(counts, ks=[8], metrics=[PASS_AT_K], n_boot=50, seed=1).iloc[0]
+    assert row["n_items"] == 0 and row["n_items_excluded"] == 50 and np.isnan(row["estimate"])
+    assert row["note"] == "no item has 8 samples (at most 4): not estimable at k = 8"

@@ -1026,6 +1026,9 @@ def sampling_table(
         notes = []
         for j, model in enumerate(counts.models):
             note = matrix.notes.get(model, "")
+            if not note and matrix.n_items[j] == 0 and matrix.n_excluded[j] > 0:
+                most = int(counts.n[:, j].max())
+                note = f"no item has {k} samples (at most {most}): not estimable at k = {k}"
             if not note:
                 parts = [_abstain_note(counts, j) if metric == MAJ_AT_K else ""]
                 parts.append(_sparse_note(matrix.values[model]))
