@@ -100,6 +100,30 @@ import pandas as pd
 from scipy.optimize import brentq
 
 #: Reasons a within-item part is NaN, written to the table's ``within_note``.
+__all__ = [
+    "AUTO",
+    "COLUMNS",
+    "ESTIMATOR_TEXT",
+    "MOMENTS",
+    "ONE_EPOCH",
+    "ONE_EPOCH_PAIR",
+    "REML",
+    "REML_GRID",
+    "TOO_FEW_ITEMS",
+    "Components",
+    "ItemMatrices",
+    "decompose",
+    "item_matrices",
+    "item_matrices_from_codes",
+    "item_summary",
+    "model_components",
+    "noise_table",
+    "pair_components",
+    "reml_known_variances",
+    "reml_one_way",
+    "table_from_matrices",
+]
+
 ONE_EPOCH = "every item has one epoch: within-item variance not estimable"
 ONE_EPOCH_PAIR = "a model of the pair has one epoch per item: within-item variance not estimable"
 TOO_FEW_ITEMS = "fewer than 2 items: no variance"

@@ -70,6 +70,46 @@ from scipy.optimize import brentq
 from scipy.stats import nct, norm
 from scipy.stats import t as student_t
 
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_POWER",
+    "LOWER_TAIL_NEGLIGIBLE",
+    "MAX_EPOCHS",
+    "MDE_XTOL",
+    "MIN_UNITS",
+    "POWER_METHOD",
+    "T_TEST",
+    "T_UNIT_STEPS",
+    "Z_TEST",
+    "bh_average_power",
+    "bh_threshold",
+    "binary_difference_sd",
+    "cheapest_design",
+    "comparison_power",
+    "design_cost",
+    "design_mde",
+    "detectable_effect",
+    "epochs_needed",
+    "epochs_test",
+    "items_needed",
+    "mde",
+    "mde_curve",
+    "n_grid",
+    "n_needed",
+    "no_sd_reason",
+    "paired_influence",
+    "paired_unit_sds",
+    "power_df",
+    "power_test_of",
+    "power_two_sided",
+    "resampled_bh_power",
+    "resampled_power",
+    "sd_from_ci",
+    "unit_sd",
+    "unit_totals",
+    "unpaired_two_proportion_n",
+]
+
 DEFAULT_POWER = 0.80
 DEFAULT_ALPHA = 0.05
 

@@ -593,7 +593,9 @@ def _answer_patterns(frame, answer, grades, cell, shape, models, item, file):
     order = np.lexsort((value, group_cell))
     group_cell, value = group_cell[order], value[order]
     skipped = np.bincount(cell[~has], minlength=shape[0] * shape[1])
-    cells = np.union1d(np.unique(group_cell), np.flatnonzero(skipped))
+    with_pattern = skipped > 0
+    with_pattern[group_cell] = True
+    cells = np.flatnonzero(with_pattern)
     row_of = np.searchsorted(cells, group_cell)
     position = np.arange(group_cell.size) - np.searchsorted(group_cell, group_cell, side="left")
     width = int(position.max()) + 1
