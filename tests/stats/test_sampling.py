@@ -459,3 +459,15 @@ def test_a_k_beyond_every_items_samples_is_a_row_that_says_so():
     row = sampling_table(counts, ks=[8], metrics=[PASS_AT_K], n_boot=50, seed=1).iloc[0]
     assert row["n_items"] == 0 and row["n_items_excluded"] == 50 and np.isnan(row["estimate"])
     assert row["note"] == "no item has 8 samples (at most 4): not estimable at k = 8"
+
+
+def test_no_bootstrap_leaves_the_default_interval_and_empties_the_bootstrap_columns():
+    from rederive.stats.sampling import sampling_table
+
+    counts = sample_counts(three_models())
+    with_boot = sampling_table(counts, ks=[2], n_boot=200, seed=1)
+    without = sampling_table(counts, ks=[2], n_boot=0, seed=1)
+    pd.testing.assert_series_equal(with_boot["ci_low"], without["ci_low"])
+    assert without["boot_low"].isna().all() and with_boot["boot_low"].notna().all()
+    with pytest.raises(ValueError, match="needs n_boot"):
+        sampling_table(counts, ks=[2], n_boot=0, seed=1, interval="bootstrap")

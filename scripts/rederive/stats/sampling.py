@@ -170,9 +170,12 @@ def _per_unique(n: np.ndarray, c: np.ndarray, k: int, one) -> np.ndarray:
     out = np.full(n.shape, np.nan)
     ok = n >= k
     if ok.any():
-        pairs, inverse = np.unique(np.stack([n[ok], c[ok]]), axis=1, return_inverse=True)
-        values = np.array([one(int(a), int(b), k) for a, b in pairs.T], dtype=float)
-        out[ok] = values[inverse.ravel()]
+        # One integer key per (n, c), grouped by hashing (np.unique over axis=1 sorts
+        # lexicographically: 10 s of 4 M cells).
+        base = int(n[ok].max()) + 1
+        codes, keys = pd.factorize(n[ok].astype(np.int64) * base + c[ok])
+        values = np.array([one(int(key // base), int(key % base), k) for key in keys])
+        out[ok] = values.astype(float)[codes]
     return out
 
 
@@ -811,7 +814,9 @@ def item_intervals(
     clusters : array_like, shape (n_items,), optional
         Cluster of each item; default every item is its own cluster.
     n_boot : int
-        Bootstrap replicates (one resample of items shared by every column).
+        Bootstrap replicates (one resample of items shared by every column); 0
+        skips the bootstrap (``boot_low``/``boot_high`` NaN): at 200 models ×
+        20,000 items it is 90% of :func:`sampling_table`'s time.
     rng : numpy.random.Generator
         From :func:`rederive.stats.bootstrap.rng_for`.
     level : float
@@ -854,8 +859,11 @@ def item_intervals(
     rows = np.where(fit.se > 0, cap, n_items)
     w_low, w_high = clustered_wilson(fit.estimate, fit.se, rows, fit.n_clusters, level)
     t_low, t_high = t_interval(fit.estimate, fit.se, fit.n_clusters, level)
-    boot = bootstrap_mean(array, clusters=clusters, n_boot=n_boot, rng=rng)
-    boot_low, boot_high = percentile_ci(boot.replicates, level)
+    if n_boot > 0:
+        boot = bootstrap_mean(array, clusters=clusters, n_boot=n_boot, rng=rng)
+        boot_low, boot_high = percentile_ci(boot.replicates, level)
+    else:
+        boot_low = boot_high = np.full(array.shape[1], np.nan)
     columns = values.columns if isinstance(values, pd.DataFrame) else range(array.shape[1])
     return pd.DataFrame(
         {
@@ -991,7 +999,8 @@ def sampling_table(
     cluster_by : str
         Name of the clustering, written to the table.
     n_boot, seed : int
-        Bootstrap replicates and the seed (``rng_for(seed, "sampling", metric, k)``).
+        Bootstrap replicates (0: no bootstrap columns) and the seed
+        (``rng_for(seed, "sampling", metric, k)``).
     level : float
         Confidence level.
     interval : str
@@ -1012,6 +1021,8 @@ def sampling_table(
 
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
+    if interval == INTERVAL_BOOTSTRAP and n_boot < 1:
+        raise ValueError("the bootstrap interval needs n_boot >= 1")
     labels = _cluster_labels(clusters, counts.items)
     frames = []
     for metric, k in _metric_ks(list(metrics), ks):
