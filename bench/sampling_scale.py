@@ -10,7 +10,8 @@ samples, with an extracted answer per sample (the right one, or one of three
 wrong ones), as one long frame; then, timed one after the other with the peak
 RSS of the process: :func:`rederive.stats.sampling.sample_counts`,
 :func:`~rederive.stats.sampling.sampling_table` (pass@k, pass^k, maj@k at k = 1,
-2, 4 and avg@n; B = ``--n-boot``), :func:`~rederive.stats.sampling.sampling_pairwise`
+2, 4 and avg@n; B = ``--n-boot``, then without the bootstrap columns),
+:func:`~rederive.stats.sampling.sampling_pairwise`
 and :func:`~rederive.stats.sampling.sampling_ranking` of pass@k at k = 2 (the
 neighbour family beyond 30 models, as the benchmark's default). Nothing is asserted.
 """
@@ -91,6 +92,10 @@ def main(argv=None) -> None:
     table = timed(
         f"sampling_table (3 metrics x k = {ks} + avg@n, B = {args.n_boot})",
         lambda: sampling_table(counts, ks=ks, n_boot=args.n_boot, seed=args.seed),
+    )
+    timed(
+        "sampling_table without the bootstrap columns (n_boot = 0)",
+        lambda: sampling_table(counts, ks=ks, n_boot=0, seed=args.seed),
     )
     family = dict(all_pairs_up_to=30, neighbours=2)
     pairs = timed(
