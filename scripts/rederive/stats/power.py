@@ -24,8 +24,8 @@ Every function takes the form of the test the study runs (``test``):
   noncentral t with ``n − 1`` df and noncentrality ``δ√n/sd``, so the power is
   ``P(T > t_{1−α/2}) + P(T < −t_{1−α/2})`` under that distribution (both tails,
   as ``pwr::pwr.t.test`` and ``power.t.test(strict = TRUE)`` count them); ``k`` now
-  depends on ``n`` (``k_t(n) > k``: with 10 units the MDE is 11% larger than the
-  z form's, 3.4% with 30, 1% with 100) and the units needed are the smallest
+  depends on ``n`` (``k_t(n) > k``: the z form's MDE is 11% too small with 10
+  units, 3.4% with 30, 1% with 100) and the units needed are the smallest
   ``n`` whose power reaches the target. The t form is what every paired t or
   clustered t comparison of the project needs: the z form claims 2 units too few
   at 10 units.
