@@ -34,6 +34,7 @@ import numpy as np
 from rederive.errors import InputError
 from rederive.io.names import read_csv
 from rederive.stats.power import (
+    POWER_METHOD,
     binary_difference_sd,
     cheapest_design,
     design_cost,
@@ -57,7 +58,11 @@ def plan_from_accuracies(
     n: int | None,
     pairs: int = 1,
 ) -> str:
-    """Text report: items needed (paired and unpaired), MDE and power at ``n``."""
+    """Text report: items needed (paired and unpaired), MDE and power at ``n``.
+
+    The z form: two models' 0/1 scores on the same items, every item scored, are
+    compared by the exact McNemar test, whose power the normal form gives.
+    """
     sd = binary_difference_sd(acc_a, acc_b, corr)
     delta = acc_a - acc_b
     lines = [
@@ -99,7 +104,14 @@ def plan_from_accuracies(
 def plan_from_results(
     folder: str | Path, *, diff_pp: float | None, power: float, alpha: float
 ) -> str:
-    """Text report from a study folder's ``tables/power.csv``."""
+    """Text report from a study folder's ``tables/power.csv``.
+
+    The form of the study's tests is read from its ``power_method`` column
+    (:func:`rederive.report.power.table_test`): the t form, with ``n − 1`` df,
+    when any comparison is a paired or clustered t test.
+    """
+    from rederive.report.power import table_test
+
     path = Path(folder) / "tables" / "power.csv"
     if not path.exists():
         raise InputError(
@@ -121,19 +133,28 @@ def plan_from_results(
     alpha_bh = float(table["alpha_bh"].iloc[0])
     target = float(table["relevant_pp"].iloc[0]) if diff_pp is None else diff_pp
     med, lo, hi = float(np.median(sd)), float(sd.min()), float(sd.max())
+    test = table_test(table)
+
+    def mde_at(sd_pp: float, level: float) -> float:
+        return mde(sd_pp, n_study, level, power, test=test)
+
+    def units_for(level: float) -> int:
+        return int(n_needed(target, med, level, power, test=test))
+
     ties = table["verdict"].str.startswith("tie")
     under = table["verdict"] == "tie, underpowered"
     lines = [
         f"{folder}: {len(table)} comparisons on {n_study:,} {unit}s (median)",
         f"  per-{unit} sd of the paired difference: median {med:.1f} pp (range {lo:.1f} to {hi:.1f})",
+        f"  power of the study's tests: {POWER_METHOD[test]}",
         f"  minimum detectable difference at n = {n_study:,}, {power:.0%} power:",
-        f"    one test at alpha = {alpha:g}: {mde(med, n_study, alpha, power):.2f} pp",
+        f"    one test at alpha = {alpha:g}: {mde_at(med, alpha):.2f} pp",
         f"    at the study's BH level (alpha* = {alpha_bh:.4g}): "
-        f"{mde(med, n_study, alpha_bh, power):.2f} pp "
-        f"(range {mde(lo, n_study, alpha_bh, power):.2f} to {mde(hi, n_study, alpha_bh, power):.2f})",
+        f"{mde_at(med, alpha_bh):.2f} pp "
+        f"(range {mde_at(lo, alpha_bh):.2f} to {mde_at(hi, alpha_bh):.2f})",
         f"  {unit}s needed to detect {target:g} pp (median comparison): "
-        f"{int(n_needed(target, med, alpha, power)):,} for one test, "
-        f"{int(n_needed(target, med, alpha_bh, power)):,} at the BH level",
+        f"{units_for(alpha):,} for one test, "
+        f"{units_for(alpha_bh):,} at the BH level",
         f"  ties (not significant after BH): {int(ties.sum())}, of which underpowered "
         f"(MDE > {float(table['relevant_pp'].iloc[0]):g} pp): {int(under.sum())}",
     ]
@@ -171,6 +192,8 @@ def plan_epochs_or_items(
         + (" [negative between estimate planned as 0]" if var_between < 0 else ""),
         f"  now: {n:,} items x {epochs:g} epochs, cost {cost_now:,.0f} "
         f"(1 per graded answer + {item_cost:g} per item)",
+        "  tests: paired t (noncentral t, n-1 df) with 2+ epochs; exact McNemar "
+        "(normal form) with 1 epoch",
         f"  minimum detectable difference, {power:.0%} power at alpha = {alpha:g}: "
         f"{100 * now:.2f} pp now, {100 * floor:.2f} pp with unlimited epochs "
         "(the data-noise floor)",

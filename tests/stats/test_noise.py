@@ -15,6 +15,8 @@ import pytest
 from scipy.stats import norm
 
 from rederive.stats.noise import (
+    COLUMNS,
+    ESTIMATOR_TEXT,
     ONE_EPOCH,
     ONE_EPOCH_PAIR,
     TOO_FEW_ITEMS,
@@ -66,8 +68,9 @@ def _components(y: np.ndarray):
 
 
 def test_unequal_epochs_and_a_single_epoch_item_by_hand():
+    # The moments by hand (with unequal epochs the default is REML: test_noise_reml.py).
     long = _long({"m": {"i1": [1, 0, 1], "i2": [1, 1], "i3": [0, 1, 0, 0], "i4": [1]}})
-    c = model_components(item_summary(long), "m")
+    c = model_components(item_summary(long), "m", estimator="moments")
     means = np.array([2 / 3, 1.0, 1 / 4, 1.0])
     s2 = np.array([1 / 3, 0.0, 1 / 4])  # ddof = 1: K/(K-1) * ybar (1 - ybar)
     pooled = s2.mean()
@@ -99,7 +102,7 @@ def test_pair_over_shared_items_sums_the_two_within_parts():
         }
     )
     summary = item_summary(long)
-    c = pair_components(summary, "a", "b")
+    c = pair_components(summary, "a", "b", estimator="moments")
     a_s2 = np.array([0.5, 0.0, 1 / 3])  # i9 is not shared but pools into a's mean
     b_s2 = np.array([1 / 3, 0.5, 0.5])
     d = np.array([0.5 - 1 / 3, 1 - 0.5, 1 / 3 - 0.5])
@@ -146,6 +149,8 @@ def test_table_columns_and_order():
     assert list(table["level"]) == ["model"] * 3 + ["pair"] * 3
     assert list(table["model"]) == ["a", "b", "c", "a", "a", "b"]
     assert list(table["model_b"]) == ["", "", "", "b", "c", "c"]
+    assert list(table.columns) == COLUMNS and COLUMNS[-1] == "estimator"
+    assert set(table["estimator"]) == {ESTIMATOR_TEXT["moments"]}  # balanced: the moments
 
 
 # --- against the truth ------------------------------------------------------------
@@ -232,9 +237,15 @@ def test_balanced_case_equals_statsmodels_mixedlm_reml():
 
 
 def test_design_mde_is_the_miller_formula():
-    k = detectable_effect(0.05, 0.8)
-    assert design_mde(0.04, 0.2, 500, 5) == pytest.approx(k * math.sqrt((0.04 + 0.2 / 5) / 500))
-    assert design_mde(0.04, 0.2, 500, math.inf) == pytest.approx(mde(math.sqrt(0.04), 500))
+    # Several epochs give fractional item means, compared by the paired t test (499 df);
+    # one epoch gives 0/1 scores, compared by McNemar (the z form).
+    k_t = detectable_effect(0.05, 0.8, df=499)
+    assert design_mde(0.04, 0.2, 500, 5) == pytest.approx(k_t * math.sqrt((0.04 + 0.2 / 5) / 500))
+    k_z = detectable_effect(0.05, 0.8)
+    assert design_mde(0.04, 0.2, 500, 1) == pytest.approx(k_z * math.sqrt((0.04 + 0.2) / 500))
+    assert design_mde(0.04, 0.2, 500, math.inf) == pytest.approx(
+        mde(math.sqrt(0.04), 500, test="t")
+    )
     assert design_mde(-0.01, 0.2, 500, 5) == design_mde(0.0, 0.2, 500, 5)
 
 

@@ -59,6 +59,7 @@ def test_benchmark_power_step_on_a_one_item_matrix():
             "ci_high_pct": [100.0],
             "significant": [False],
             "ci_method": ["percentile, paired bootstrap over 1 item"],
+            "p_method": ["exact McNemar (binomial on discordant items)"],
         }
     )
     table = power_table(matrix, items, pairs, cluster_by="none", **SETTINGS)

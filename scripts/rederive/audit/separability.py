@@ -8,6 +8,9 @@ print. Real paired evaluations show ρ of about 0.3–0.7 (Miller 2024, §3.2), 
 difference is judged over that range: the two-sided z test at ``α`` is significant
 when ``|d|√N/sd(ρ) ≥ z``, which solves in closed form for the smallest ρ needed,
 ``ρ* = (p_a q_a + p_b q_b − N d²/z²) / (2√(p_a q_a p_b q_b))``.
+The z form is the right one here: two complete 0/1 columns are what the exact
+McNemar test compares, whose power the normal form gives (the t form of
+:mod:`rederive.stats.power` is for paired and clustered t tests).
 """
 
 from __future__ import annotations

@@ -13,7 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rederive.stats.power import MIN_UNITS, comparison_power, mde_curve, n_grid, no_sd_reason
+from rederive.stats.power import (
+    MIN_UNITS,
+    POWER_METHOD,
+    T_TEST,
+    Z_TEST,
+    comparison_power,
+    mde_curve,
+    n_grid,
+    no_sd_reason,
+    power_df,
+)
 
 #: Columns after the study's own identifying columns, in order.
 POWER_COLUMNS = [
@@ -26,6 +36,8 @@ POWER_COLUMNS = [
     "significant",
     "sd_unit_pp",
     "sd_source",
+    "power_method",
+    "df",
     "mde_pp",
     "mde_bh_pp",
     "mde_bonferroni_pp",
@@ -59,6 +71,7 @@ def power_frame(
     fdr_q: float,
     relevant_pp: float,
     excluded=None,
+    test=Z_TEST,
 ) -> pd.DataFrame:
     """One row per comparison: ``ids`` columns, then :data:`POWER_COLUMNS`.
 
@@ -71,6 +84,10 @@ def power_frame(
         What ``n_units`` counts ("item", "seed cluster", "question", "problem").
     ci_source, sd_source : str
         Where the interval and the per-unit sd come from (provenance columns).
+    test : {"z", "t"} or array_like of them
+        Form of each comparison's test: ``"t"`` for a paired or clustered t test
+        (noncentral t power with ``n_units − 1`` df, ``df`` column), ``"z"`` for a
+        z or exact McNemar test. ``power_method`` names it.
     Other parameters
         See :func:`rederive.stats.power.comparison_power`.
     """
@@ -84,7 +101,9 @@ def power_frame(
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
         excluded=excluded,
+        test=test,
     )
+    kinds = np.broadcast_to(np.asarray(test, dtype=object), np.shape(np.asarray(diff_pp)))
     out = ids.reset_index(drop=True).copy()
     out["unit"] = unit
     out["n_units"] = np.asarray(n_units, dtype=int)
@@ -95,6 +114,8 @@ def power_frame(
     out["significant"] = np.asarray(significant, dtype=bool)
     out["sd_unit_pp"] = np.asarray(sd_pp, dtype=float)
     out["sd_source"] = sd_sources(sd_source, out["sd_unit_pp"], out["n_units"])
+    out["power_method"] = [POWER_METHOD[k] for k in kinds]
+    out["df"] = pd.array(power_df(out["n_units"], kinds), dtype="Int64")
     for key in (
         "mde_pp",
         "mde_bh_pp",
@@ -144,7 +165,29 @@ CURVE_COLUMNS = [
     "alpha",
     "alpha_bh",
     "power",
+    "power_method",
 ]
+
+
+def row_test(row) -> str:
+    """The form of one power-table row's test: t when it has degrees of freedom.
+
+    A row without a ``df`` column (a table written before it existed) is z, the
+    only form then.
+    """
+    df = row.get("df") if hasattr(row, "get") else None
+    return T_TEST if df is not None and pd.notna(df) else Z_TEST
+
+
+def table_test(table: pd.DataFrame) -> str:
+    """The form of a power table's tests: t when any comparison is a t test.
+
+    A table mixing both (benchmark: exact McNemar for complete 0/1 pairs, paired t
+    for the others) draws its one curve with the t form, the larger MDE.
+    """
+    if "df" not in table or table.empty:
+        return Z_TEST
+    return T_TEST if table["df"].notna().any() else Z_TEST
 
 
 def curve_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,12 +200,14 @@ def curve_frame(table: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=CURVE_COLUMNS)
     first = table.iloc[0]
     study_n = float(np.median(table["n_units"]))
+    test = table_test(table)
     curve = mde_curve(
         table["sd_unit_pp"],
         n_grid(study_n),
         alpha=float(first["alpha"]),
         alpha_bh=float(first["alpha_bh"]),
         power=float(first["power"]),
+        test=test,
     )
     out = pd.DataFrame(curve)
     out["n"] = out["n"].astype(int)
@@ -172,6 +217,7 @@ def curve_frame(table: pd.DataFrame) -> pd.DataFrame:
     out["alpha"] = first["alpha"]
     out["alpha_bh"] = first["alpha_bh"]
     out["power"] = first["power"]
+    out["power_method"] = POWER_METHOD[test]
     return out[CURVE_COLUMNS]
 
 
@@ -193,8 +239,13 @@ def power_settings(power_config: dict, *, fdr_q: float) -> dict:
 
 
 def design_of(row) -> dict:
-    """One power-table row's per-unit sd, n and unit, as :func:`headline_check` takes them."""
-    return {"sd_pp": row["sd_unit_pp"], "n_units": row["n_units"], "unit": row["unit"]}
+    """One power-table row's per-unit sd, n, unit and test, as :func:`headline_check` takes them."""
+    return {
+        "sd_pp": row["sd_unit_pp"],
+        "n_units": row["n_units"],
+        "unit": row["unit"],
+        "test": row_test(row),
+    }
 
 
 def headline_check(
@@ -208,6 +259,7 @@ def headline_check(
     alpha: float,
     power: float,
     note: str = "",
+    test: str = Z_TEST,
 ):
     """Reviewer-mode row: could the paper's sample detect the difference it reports?
 
@@ -217,22 +269,24 @@ def headline_check(
     the MDE. The note gives the power at the reported difference and the units a
     design would need. ``sd_pp`` is the per-unit sd of the paired difference from
     the data this workflow holds (simulated for the paper studies: the design's sd
-    as calibrated, not the authors' own).
+    as calibrated, not the authors' own). ``test`` is the form of the comparison's
+    test (the t form with ``n_units − 1`` df for a paired or clustered t test).
     """
     from rederive.check import Check
     from rederive.stats.power import mde, n_needed, power_two_sided
 
-    m = float(mde(sd_pp, n_units, alpha, power))
+    m = float(mde(sd_pp, n_units, alpha, power, test=test))
     if not math.isfinite(float(sd_pp)):
         # One unit (or none): no variance, so no MDE; the row is n/a and says why.
         text = f"not assessable: sd {no_sd_reason(n_units)} ({unit}s)"
     else:
-        at = float(power_two_sided(reported_pp, sd_pp, n_units, alpha))
-        need = float(n_needed(reported_pp, sd_pp, alpha, power))
+        at = float(power_two_sided(reported_pp, sd_pp, n_units, alpha, test=test))
+        need = float(n_needed(reported_pp, sd_pp, alpha, power, test=test))
         need_text = "never (zero difference)" if math.isinf(need) else f"{int(need):,} {unit}s"
         text = (
             f"power {at:.0%} at the reported difference with {int(n_units):,} {unit}s "
-            f"(sd {sd_pp:.1f} pp per {unit}); {power:.0%} power needs {need_text}"
+            f"(sd {sd_pp:.1f} pp per {unit}; {POWER_METHOD[test]}); "
+            f"{power:.0%} power needs {need_text}"
         )
     return Check(
         study,

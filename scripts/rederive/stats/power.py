@@ -11,11 +11,24 @@ per comparison, ``sd`` = the standard deviation of the per-unit paired influence
 value :func:`paired_influence`, so that ``SE(n) = sd / √n`` for any number ``n`` of
 units (items, or clusters of the study's mean size).
 
-With a two-sided z test at level ``α`` the power to detect a true difference ``δ``
-is ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; the minimum detectable
-difference (MDE) at power ``1 − β`` is ``k · sd / √n`` where ``k`` solves that
-equation for unit ``sd`` and ``n`` (``k ≈ z + Φ⁻¹(1 − β)``, 2.80 at α = 0.05 and
-80% power); the units needed for ``δ`` are ``⌈(k · sd / δ)²⌉``.
+Every function takes the form of the test the study runs (``test``):
+
+* ``"z"`` — a two-sided z test (or the exact McNemar test, whose power the normal
+  form approximates) at level ``α``: the power to detect a true difference ``δ``
+  is ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; the minimum
+  detectable difference (MDE) at power ``1 − β`` is ``k · sd / √n`` where ``k``
+  solves that equation (``k ≈ z + Φ⁻¹(1 − β)``, 2.80 at α = 0.05 and 80% power);
+  the units needed for ``δ`` are ``⌈(k · sd / δ)²⌉``;
+* ``"t"`` — the paired t test, or the clustered Wald test against t, with
+  ``n − 1`` degrees of freedom (``n`` units: items or clusters): the statistic is
+  noncentral t with ``n − 1`` df and noncentrality ``δ√n/sd``, so the power is
+  ``P(T > t_{1−α/2}) + P(T < −t_{1−α/2})`` under that distribution (both tails,
+  as ``pwr::pwr.t.test`` and ``power.t.test(strict = TRUE)`` count them); ``k`` now
+  depends on ``n`` (``k_t(n) > k``: the z form's MDE is 11% too small with 10
+  units, 3.4% with 30, 1% with 100) and the units needed are the smallest
+  ``n`` whose power reaches the target. The t form is what every paired t or
+  clustered t comparison of the project needs: the z form claims 2 units too few
+  at 10 units.
 
 Multiplicity: with ``m`` comparisons adjusted by Benjamini–Hochberg at FDR ``q``,
 each test is, for large ``m``, a fixed-threshold test at the level ``α*`` solving
@@ -32,6 +45,10 @@ Miller, E. (2024). Adding error bars to evals: a statistical approach to languag
     model evaluations. arXiv:2411.00640 (§2.2 clustered SE, §3.2 paired differences,
     §5 power analysis).
 Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+    ch. 2 (the t test; power from the noncentral t). Erlbaum.
+Champely, S. (2020). pwr: Basic functions for power analysis, R package 1.3-0
+    (``pwr.t.test(type = "paired")``, the reference values of the tests).
+Cohen, J. (1988). *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
     ch. 6 (differences between proportions). Erlbaum.
 Fleiss, J. L., Levin, B. & Paik, M. C. (2003). *Statistical Methods for Rates and
     Proportions*, 3rd ed., §4.2 (sample size for comparing two proportions). Wiley.
@@ -45,14 +62,87 @@ Jung, S.-H. (2005). Sample size for FDR-control in microarray data analysis.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.stats import nct, norm
+from scipy.stats import t as student_t
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_POWER",
+    "LOWER_TAIL_NEGLIGIBLE",
+    "MAX_EPOCHS",
+    "MDE_XTOL",
+    "MIN_UNITS",
+    "POWER_METHOD",
+    "T_TEST",
+    "T_UNIT_STEPS",
+    "Z_TEST",
+    "bh_average_power",
+    "bh_threshold",
+    "binary_difference_sd",
+    "cheapest_design",
+    "comparison_power",
+    "design_cost",
+    "design_mde",
+    "detectable_effect",
+    "epochs_needed",
+    "epochs_test",
+    "items_needed",
+    "mde",
+    "mde_curve",
+    "n_grid",
+    "n_needed",
+    "no_sd_reason",
+    "paired_influence",
+    "paired_unit_sds",
+    "power_df",
+    "power_test_of",
+    "power_two_sided",
+    "resampled_bh_power",
+    "resampled_power",
+    "sd_from_ci",
+    "unit_sd",
+    "unit_totals",
+    "unpaired_two_proportion_n",
+]
 
 DEFAULT_POWER = 0.80
 DEFAULT_ALPHA = 0.05
+
+Z_TEST = "z"
+T_TEST = "t"
+#: ``power_method`` text of each form, for the power tables.
+POWER_METHOD = {
+    Z_TEST: "normal (z): z test or exact McNemar",
+    T_TEST: "noncentral t, n-1 df: paired or clustered t test",
+}
+#: Root-finding tolerance of the standardised MDE (absolute, in units of sd/sqrt(n)).
+MDE_XTOL = 1e-12
+
+
+def _check_test(test) -> np.ndarray:
+    kinds = np.asarray(test, dtype=object)
+    bad = ~np.isin(kinds, (Z_TEST, T_TEST))
+    if bad.any():
+        raise ValueError(f"test must be {Z_TEST!r} or {T_TEST!r}, got {kinds[bad].ravel()[0]!r}")
+    return kinds
+
+
+def power_test_of(p_method: str) -> str:
+    """The power form of a comparison from its ``p_method`` text: z for McNemar and z tests."""
+    text = str(p_method).lower()
+    return Z_TEST if ("mcnemar" in text or text.startswith("z") or "normal" in text) else T_TEST
+
+
+def power_df(n, test) -> np.ndarray:
+    """Degrees of freedom of each comparison's test: ``n − 1`` for t, NaN for z."""
+    kinds = _check_test(test)
+    n_arr = np.asarray(n, dtype=float)
+    return np.where(kinds == T_TEST, n_arr - 1.0, np.nan)
 
 
 def _check_level(alpha: float, power: float) -> None:
@@ -255,8 +345,8 @@ def binary_difference_sd(p_a: float, p_b: float, corr: float) -> float:
     return math.sqrt(max(va + vb - 2 * corr * math.sqrt(va * vb), 0.0))
 
 
-def power_two_sided(delta, sd, n, alpha: float = DEFAULT_ALPHA):
-    """Power of the two-sided z test of a paired difference.
+def power_two_sided(delta, sd, n, alpha: float = DEFAULT_ALPHA, *, test=Z_TEST):
+    """Power of the two-sided test of a paired difference.
 
     Parameters
     ----------
@@ -268,37 +358,132 @@ def power_two_sided(delta, sd, n, alpha: float = DEFAULT_ALPHA):
         Number of units (items or clusters).
     alpha : float or array_like
         Two-sided level (per comparison).
+    test : {"z", "t"} or array_like of them
+        ``"z"``: the normal form; ``"t"``: the t test with ``n − 1`` df.
 
     Returns
     -------
     float or ndarray
-        ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; ``α`` where
-        ``δ = 0`` and 1 where ``sd = 0 ≠ δ``.
+        z: ``Φ(δ√n/sd − z) + Φ(−δ√n/sd − z)``, ``z = Φ⁻¹(1 − α/2)``; t: the same
+        two tails of the noncentral t with ``n − 1`` df and noncentrality
+        ``δ√n/sd`` beyond ``±t_{n−1, 1−α/2}`` (NaN for ``n < 2``). Both give ``α``
+        where ``δ = 0`` and 1 where ``sd = 0 ≠ δ``.
     """
-    z = norm.isf(np.asarray(alpha, dtype=float) / 2.0)
+    kinds = _check_test(test)
+    alpha = np.asarray(alpha, dtype=float)
+    d = np.abs(np.asarray(delta, dtype=float))
+    n_arr = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.abs(np.asarray(delta, dtype=float)) * np.sqrt(n) / np.asarray(sd, dtype=float)
-    effect = np.where(np.isnan(effect) & (np.abs(np.asarray(delta, dtype=float)) == 0), 0, effect)
+        effect = d * np.sqrt(n_arr) / np.asarray(sd, dtype=float)
+    effect = np.where(np.isnan(effect) & (d == 0), 0, effect)
+    z = norm.isf(alpha / 2.0)
     out = norm.cdf(effect - z) + norm.cdf(-effect - z)
+    if np.any(kinds == T_TEST):
+        df = np.where(n_arr >= 2, n_arr - 1.0, np.nan)
+        crit = student_t.isf(alpha / 2.0, df)
+        finite = np.where(np.isfinite(effect), effect, 0.0)
+        with np.errstate(invalid="ignore"):
+            t_power = nct.sf(crit, df, finite) + _lower_tail(crit, df, finite)
+        t_power = np.where(np.isinf(effect), 1.0, t_power)
+        out = np.where(kinds == T_TEST, t_power, out)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def detectable_effect(alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER) -> float:
-    """Standardised MDE ``k``: the ``δ√n/sd`` a two-sided z test detects with this power.
+#: Beyond this noncentrality the t test's lower rejection tail is below 1e-16.
+LOWER_TAIL_NEGLIGIBLE = 8.3
 
-    Solves ``Φ(k − z) + Φ(−k − z) = power`` exactly (the second tail matters only
-    at low power); ``k = z_{1−α/2} + z_{power}`` is the usual approximation.
+
+def _lower_tail(crit, df, ncp) -> np.ndarray:
+    """``P(T < −crit)`` for noncentral t with ``ncp ≥ 0``.
+
+    Computed as the upper tail at ``−ncp`` (scipy's ``nct.cdf`` returns NaN far in
+    the left tail, e.g. df 9 and ncp 10; ``nct.sf`` stays finite), and skipped
+    where ``ncp > 8.3``: ``T < −crit`` needs ``Z < −ncp`` (T = (Z + ncp)/√(V/ν)), so
+    the tail is below ``Φ(−8.3) < 1e-16`` there. This halves the cost of the
+    power of thousands of comparisons.
     """
-    _check_level(alpha, power)
+    crit, df, ncp = np.broadcast_arrays(
+        np.asarray(crit, dtype=float), np.asarray(df, dtype=float), np.asarray(ncp, dtype=float)
+    )
+    out = np.zeros(ncp.shape)
+    near = ncp <= LOWER_TAIL_NEGLIGIBLE
+    if near.any():
+        out[near] = nct.sf(crit[near], df[near], -ncp[near])
+    out[np.isnan(crit) | np.isnan(df) | np.isnan(ncp)] = np.nan
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _standard_effect(alpha: float, power: float, df: float | None) -> float:
+    """The ``δ√n/sd`` the test detects with this power (``df`` None: the z form)."""
     if power <= alpha:
         return 0.0
     z = norm.isf(alpha / 2.0)
-    return float(
-        brentq(lambda k: norm.cdf(k - z) + norm.cdf(-k - z) - power, 0.0, z + norm.ppf(power) + 1)
-    )
+    if df is None:
+        return float(
+            brentq(
+                lambda k: norm.cdf(k - z) + norm.cdf(-k - z) - power,
+                0.0,
+                z + norm.ppf(power) + 1,
+                xtol=MDE_XTOL,
+            )
+        )
+    crit = student_t.isf(alpha / 2.0, df)
+
+    def gap(k: float) -> float:
+        return float(nct.sf(crit, df, k) + _lower_tail(crit, df, k)) - power
+
+    high = z + norm.ppf(power) + 1
+    while gap(high) < 0:  # one df needs a noncentrality of ~ 10 to 100
+        high *= 2
+    return float(brentq(gap, 0.0, high, xtol=MDE_XTOL))
 
 
-def mde(sd, n, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER):
+def detectable_effect(
+    alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER, df: float | None = None
+) -> float:
+    """Standardised MDE ``k``: the ``δ√n/sd`` a two-sided test detects with this power.
+
+    Parameters
+    ----------
+    alpha, power : float
+        Two-sided level and target power.
+    df : float, optional
+        Degrees of freedom of a t test (``n − 1``); None: the z form, which solves
+        ``Φ(k − z) + Φ(−k − z) = power`` exactly (the second tail matters only at
+        low power; ``k = z_{1−α/2} + z_{power}`` is the usual approximation).
+
+    Returns
+    -------
+    float
+        ``k`` to :data:`MDE_XTOL` (Brent's method); the t form's ``k`` is the
+        noncentrality at which the noncentral t's two tails reach ``power``.
+    """
+    _check_level(alpha, power)
+    if df is not None and not df >= 1:
+        raise ValueError(f"a t test needs at least 1 df, got {df}")
+    return _standard_effect(float(alpha), float(power), None if df is None else float(df))
+
+
+def _effect_per_unit_count(n, alpha, power, kinds) -> np.ndarray:
+    """``k`` for each entry of ``n`` (z: one value; t: one per distinct n, NaN below 2)."""
+    n_arr = np.asarray(n, dtype=float)
+    k_z = detectable_effect(alpha, power)
+    out = np.full(np.broadcast(n_arr, kinds).shape, k_z)
+    n_b, kinds_b = np.broadcast_arrays(n_arr, kinds)
+    is_t = kinds_b == T_TEST
+    if is_t.any():
+        values = np.unique(n_b[is_t])
+        table = {
+            v: (detectable_effect(alpha, power, v - 1.0) if v >= 2 else np.nan)
+            for v in values
+            if np.isfinite(v)
+        }
+        out[is_t] = [table.get(v, np.nan) for v in n_b[is_t]]
+    return out
+
+
+def mde(sd, n, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER, *, test=Z_TEST):
     """Minimum detectable difference ``k · sd / √n`` (same unit as ``sd``).
 
     Parameters
@@ -309,27 +494,82 @@ def mde(sd, n, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER):
         Number of units (items, or clusters).
     alpha, power : float
         Two-sided level and target power.
+    test : {"z", "t"} or array_like of them
+        The test's form; with ``"t"``, ``k`` is that of ``n − 1`` df (NaN for ``n < 2``).
 
     Returns
     -------
     float or ndarray
     """
-    out = detectable_effect(alpha, power) * np.asarray(sd, dtype=float) / np.sqrt(n)
+    kinds = _check_test(test)
+    k = _effect_per_unit_count(n, alpha, power, kinds)
+    out = k * np.asarray(sd, dtype=float) / np.sqrt(np.asarray(n, dtype=float))
     return float(out) if np.ndim(out) == 0 else out
 
 
-def n_needed(delta, sd, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER):
+def n_needed(delta, sd, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER, *, test=Z_TEST):
     """Units (items or clusters) needed to detect ``delta`` with this power.
 
-    Returns ``⌈(k · sd / δ)²⌉``, at least 2; ``inf`` when ``δ = 0``.
+    z: ``⌈(k · sd / δ)²⌉``. t: the smallest whole ``n`` whose t-test power
+    (``n − 1`` df) reaches ``power``, found by bisection from the z answer (the
+    t test never needs fewer units). At least 2; ``inf`` when ``δ = 0``.
     """
+    kinds = _check_test(test)
     k = detectable_effect(alpha, power)
     d = np.abs(np.asarray(delta, dtype=float))
+    sd_arr = np.asarray(sd, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        raw = (k * np.asarray(sd, dtype=float) / d) ** 2
+        raw = (k * sd_arr / d) ** 2
     # The tiny slack keeps float noise (e.g. 63.0000000001) from adding a unit.
     out = np.where(d == 0, np.inf, np.maximum(np.ceil(raw - 1e-9), 2.0))
+    d_b, sd_b, out_b, kinds_b = np.broadcast_arrays(d, sd_arr, out, kinds)
+    is_t = (kinds_b == T_TEST) & np.isfinite(out_b)
+    if is_t.any():
+        out_b = out_b.copy()
+        out_b[is_t] = _t_units(d_b[is_t], sd_b[is_t], out_b[is_t], alpha, power)
+        out = out_b
     return float(out) if np.ndim(out) == 0 else out
+
+
+#: Unit steps :func:`_t_units` tries from the z answer before bisecting.
+T_UNIT_STEPS = 8
+
+
+def _t_units(delta, sd, start, alpha, power) -> np.ndarray:
+    """Smallest whole n ≥ ``start`` with t-test power ≥ ``power``.
+
+    ``start`` is the z form's answer: below it the z power is short, and the t
+    power, smaller at every n, shorter still. The t answer is usually a unit or
+    two above, so units are stepped first (each step evaluates only the
+    comparisons still short); the few left after :data:`T_UNIT_STEPS` steps
+    (tiny n, or α far below 0.05) are bisected.
+    """
+    n = start.copy()
+    todo = np.ones(n.shape, dtype=bool)
+    for _ in range(T_UNIT_STEPS):
+        short = power_two_sided(delta[todo], sd[todo], n[todo], alpha, test=T_TEST) < power
+        index = np.flatnonzero(todo)
+        todo[index[~short]] = False
+        n[index[short]] += 1.0
+        if not todo.any():
+            return np.maximum(n, 2.0)
+    low = n[todo] - 1.0
+    high = n[todo].copy()
+    d, s = delta[todo], sd[todo]
+    while True:
+        short = power_two_sided(d, s, high, alpha, test=T_TEST) < power
+        if not short.any():
+            break
+        low = np.where(short, high, low)
+        high = np.where(short, 2.0 * high + 2.0, high)
+    while np.any(high - low > 1):
+        mid = np.floor((low + high) / 2.0)
+        reached = power_two_sided(d, s, mid, alpha, test=T_TEST) >= power
+        step = high - low > 1
+        high = np.where(step & reached, mid, high)
+        low = np.where(step & ~reached, mid, low)
+    n[todo] = high
+    return np.maximum(n, 2.0)
 
 
 def unpaired_two_proportion_n(
@@ -353,7 +593,7 @@ def unpaired_two_proportion_n(
     return int(math.ceil(root**2 / (p_a - p_b) ** 2 - 1e-9))
 
 
-def bh_threshold(deltas, sds, n, q: float, m0: int = 0) -> float:
+def bh_threshold(deltas, sds, n, q: float, m0: int = 0, *, test=Z_TEST) -> float:
     """Asymptotic per-comparison level of Benjamini–Hochberg (Genovese–Wasserman / Jung).
 
     Iterates ``α ← q · (m₀ α + Σⱼ powerⱼ(α)) / m`` from ``α = q``; the sequence
@@ -371,6 +611,8 @@ def bh_threshold(deltas, sds, n, q: float, m0: int = 0) -> float:
         BH false discovery rate.
     m0 : int
         Number of additional true-null comparisons in the family.
+    test : {"z", "t"} or array_like of them
+        Form of each comparison's test (:func:`power_two_sided`).
 
     Returns
     -------
@@ -379,15 +621,16 @@ def bh_threshold(deltas, sds, n, q: float, m0: int = 0) -> float:
     d = np.asarray(deltas, dtype=float)
     s = np.asarray(sds, dtype=float)
     n = np.broadcast_to(np.asarray(n, dtype=float), d.shape)
+    kinds = np.broadcast_to(_check_test(test), d.shape)
     # A comparison that could not be made (NaN) is not part of the family.
     ok = np.isfinite(d) & np.isfinite(s) & np.isfinite(n)
-    d, s, n = d[ok], s[ok], n[ok]
+    d, s, n, kinds = d[ok], s[ok], n[ok], kinds[ok]
     m = m0 + d.size
     if m == 0:
         raise ValueError("empty family")
     alpha = q
     for _ in range(1000):
-        rejections = m0 * alpha + np.sum(power_two_sided(d, s, n, alpha))
+        rejections = m0 * alpha + np.sum(power_two_sided(d, s, n, alpha, test=kinds))
         new = q * rejections / m
         if abs(new - alpha) < 1e-12:
             break
@@ -395,10 +638,10 @@ def bh_threshold(deltas, sds, n, q: float, m0: int = 0) -> float:
     return float(max(alpha, q / m))
 
 
-def bh_average_power(deltas, sds, n, q: float, m0: int = 0) -> float:
+def bh_average_power(deltas, sds, n, q: float, m0: int = 0, *, test=Z_TEST) -> float:
     """Average power over the non-null comparisons under BH (at :func:`bh_threshold`)."""
-    alpha = bh_threshold(deltas, sds, n, q, m0)
-    return float(np.mean(power_two_sided(deltas, sds, n, alpha)))
+    alpha = bh_threshold(deltas, sds, n, q, m0, test=test)
+    return float(np.mean(power_two_sided(deltas, sds, n, alpha, test=test)))
 
 
 def unit_totals(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.ndarray:
@@ -422,15 +665,23 @@ def unit_totals(num_a, num_b, den_a=None, den_b=None, clusters=None) -> np.ndarr
 
 
 def resampled_power(
-    totals, n: int, *, n_sim: int, rng: np.random.Generator, alpha: float = DEFAULT_ALPHA
+    totals,
+    n: int,
+    *,
+    n_sim: int,
+    rng: np.random.Generator,
+    alpha: float = DEFAULT_ALPHA,
+    test: str = Z_TEST,
 ) -> float:
     """Share of studies of ``n`` units, drawn with replacement from the observed units,
-    in which the two-sided z test of the paired difference rejects at ``α``.
+    in which the two-sided test of the paired difference rejects at ``α``
+    (``test``: the z test, or the t test with ``n − 1`` df).
 
     Each simulated study is analysed as a real one would be: its own ratio
     estimates and its own linearised (clustered) standard error. The observed
     difference plays the true difference, so the result estimates
-    ``power_two_sided(observed, unit_sd, n, α)`` — the check of the analytic formula.
+    ``power_two_sided(observed, unit_sd, n, α, test=test)`` — the check of the
+    analytic formula.
 
     Parameters
     ----------
@@ -441,11 +692,14 @@ def resampled_power(
     n_sim : int
         Simulated studies.
     rng : numpy.random.Generator
+    alpha : float
+    test : {"z", "t"}
 
     Returns
     -------
     float
     """
+    _check_test(test)
     t = np.asarray(totals, dtype=float)
     draws = t[rng.integers(0, t.shape[0], size=(n_sim, n))]  # (n_sim, n, 4)
     ya, yb, xa, xb = (draws[..., k] for k in range(4))
@@ -457,19 +711,20 @@ def resampled_power(
         ) / xb.mean(axis=1, keepdims=True)
         se = u.std(axis=1, ddof=1) / np.sqrt(n)
         z = np.abs(ra - rb) / se
+    crit = norm.isf(alpha / 2) if test == Z_TEST else student_t.isf(alpha / 2, n - 1)
     # A resample where both models agree on every unit has se = 0: no evidence.
-    reject = np.where(se > 0, z > norm.isf(alpha / 2), False)
+    reject = np.where(se > 0, z > crit, False)
     return float(np.mean(reject))
 
 
 def resampled_bh_power(
-    scores, n: int, *, n_sim: int, rng: np.random.Generator, q: float
+    scores, n: int, *, n_sim: int, rng: np.random.Generator, q: float, test: str = Z_TEST
 ) -> np.ndarray:
     """Per-pair rejection rate of BH over all model pairs in resampled studies of ``n`` items.
 
     Every simulated study draws ``n`` items (rows of ``scores``) with replacement,
-    tests all pairs with the paired z test and adjusts with BH at ``q``
-    (statsmodels). Used to check :func:`bh_average_power`.
+    tests all pairs with the paired z (or t, ``n − 1`` df) test and adjusts with
+    BH at ``q`` (statsmodels). Used to check :func:`bh_average_power`.
 
     Parameters
     ----------
@@ -477,6 +732,7 @@ def resampled_bh_power(
         Per-item scores, no missing values.
     n, n_sim, rng, q
         Items per study, simulated studies, generator, BH level.
+    test : {"z", "t"}
 
     Returns
     -------
@@ -488,6 +744,7 @@ def resampled_bh_power(
     s = np.asarray(scores, dtype=float)
     if np.isnan(s).any():
         raise ValueError("resampled_bh_power needs a complete score matrix")
+    _check_test(test)
     ia, ib = np.triu_indices(s.shape[1], k=1)
     hits = np.zeros(ia.size)
     for _ in range(n_sim):
@@ -495,7 +752,9 @@ def resampled_bh_power(
         d = sample[:, ia] - sample[:, ib]
         se = d.std(axis=0, ddof=1) / np.sqrt(n)
         with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(se > 0, 2 * norm.sf(np.abs(d.mean(axis=0)) / se), 1.0)
+            stat = np.abs(d.mean(axis=0)) / se
+            tail = norm.sf(stat) if test == Z_TEST else student_t.sf(stat, n - 1)
+            p = np.where(se > 0, 2 * tail, 1.0)
         reject, _ = bh_adjust(p, q)
         hits += reject
     return hits / n_sim
@@ -512,6 +771,7 @@ def comparison_power(
     fdr_q: float,
     relevant_pp: float,
     excluded=None,
+    test=Z_TEST,
 ) -> dict[str, np.ndarray | float]:
     """Power columns of a family of comparisons tested together with BH.
 
@@ -535,6 +795,10 @@ def comparison_power(
     excluded : array_like of bool, shape (m,), optional
         Comparisons the study kept out of its BH family (e.g. ``small_n``): not
         ties, not part of the family's power; verdict ``excluded (small n)``.
+    test : {"z", "t"} or array_like of them, shape (m,)
+        The form of each comparison's test (:func:`power_test_of`): the MDE,
+        units needed and power of a t test use the noncentral t with
+        ``n_units − 1`` df.
 
     Returns
     -------
@@ -550,6 +814,7 @@ def comparison_power(
     s = np.asarray(sd_pp, dtype=float)
     n = np.asarray(n_units, dtype=float)
     sig = np.asarray(significant, dtype=bool)
+    kinds = np.broadcast_to(_check_test(test), d.shape)
     # A comparison without a usable sd (fewer than two units) has no MDE; it is
     # left out of the BH family's power and reported as "not assessable".
     out_of_family = (
@@ -572,8 +837,8 @@ def comparison_power(
                 np.where(sig, "significant", "tie, not assessable"),
             ),
         }
-    alpha_bh = bh_threshold(d[ok], s[ok], n[ok], fdr_q)
-    mde_bh = mde(s, n, alpha_bh, power)
+    alpha_bh = bh_threshold(d[ok], s[ok], n[ok], fdr_q, test=kinds[ok])
+    mde_bh = mde(s, n, alpha_bh, power, test=kinds)
     underpowered = ~sig & ~out_of_family & (mde_bh > relevant_pp)
     verdict = np.where(
         out_of_family,
@@ -590,23 +855,24 @@ def comparison_power(
     )
     return {
         "alpha_bh": alpha_bh,
-        "mde_pp": mde(s, n, alpha, power),
+        "mde_pp": mde(s, n, alpha, power, test=kinds),
         "mde_bh_pp": mde_bh,
-        "mde_bonferroni_pp": mde(s, n, fdr_q / m, power),
-        "n_needed": n_needed(d, s, alpha, power),
-        "n_needed_bh": n_needed(d, s, alpha_bh, power),
-        "power_observed_bh": power_two_sided(d, s, n, alpha_bh),
+        "mde_bonferroni_pp": mde(s, n, fdr_q / m, power, test=kinds),
+        "n_needed": n_needed(d, s, alpha, power, test=kinds),
+        "n_needed_bh": n_needed(d, s, alpha_bh, power, test=kinds),
+        "power_observed_bh": power_two_sided(d, s, n, alpha_bh, test=kinds),
         "underpowered": underpowered,
         "verdict": verdict,
     }
 
 
-def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float):
+def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float, test: str = Z_TEST):
     """MDE against n for the spread of per-unit sds of a study's comparisons.
 
     Returns a dict of arrays over ``n_grid``: ``mde_bh_pp`` for the median sd and
     ``mde_bh_low_pp`` / ``mde_bh_high_pp`` for the smallest and largest, all at
-    ``alpha_bh``, and ``mde_pp`` for the median sd at ``alpha``.
+    ``alpha_bh``, and ``mde_pp`` for the median sd at ``alpha``; ``test`` is the
+    form of the study's test (the t form's MDE at each n has ``n − 1`` df).
     """
     s = np.asarray(sd_pp, dtype=float)
     s = s[np.isfinite(s)]
@@ -619,10 +885,10 @@ def mde_curve(sd_pp, n_grid, *, alpha: float, alpha_bh: float, power: float):
     return {
         "n": n,
         "sd_median_pp": np.full(n.size, med),
-        "mde_pp": mde(med, n, alpha, power),
-        "mde_bh_pp": mde(med, n, alpha_bh, power),
-        "mde_bh_low_pp": mde(lo, n, alpha_bh, power),
-        "mde_bh_high_pp": mde(hi, n, alpha_bh, power),
+        "mde_pp": mde(med, n, alpha, power, test=test),
+        "mde_bh_pp": mde(med, n, alpha_bh, power, test=test),
+        "mde_bh_low_pp": mde(lo, n, alpha_bh, power, test=test),
+        "mde_bh_high_pp": mde(hi, n, alpha_bh, power, test=test),
     }
 
 
@@ -646,7 +912,10 @@ def n_grid(study_n: float, points: int = 40) -> np.ndarray:
 # variance target gives the classical optimum of two-stage sampling,
 # ``K* = √(item_cost · σ²_within / σ²_between)`` (Cochran 1977, §10.6): with items
 # free (``item_cost = 0``) one epoch per item is cheapest, as a new item brings both
-# kinds of information.
+# kinds of information. The test a design gets is the one the benchmark runs on it
+# (:func:`epochs_test`): one epoch gives 0/1 scores, compared by the exact McNemar
+# test (z form); several give fractional item means, compared by the paired t test
+# (t form, ``n − 1`` df).
 
 #: Most epochs per item :func:`cheapest_design` considers.
 MAX_EPOCHS = 1000
@@ -662,6 +931,12 @@ def _components(var_between: float, var_within: float) -> tuple[float, float]:
     return max(float(var_between), 0.0), float(var_within)
 
 
+def epochs_test(epochs) -> str | np.ndarray:
+    """The test a design with ``epochs`` per item gets: z for one epoch, t for more."""
+    kinds = np.where(np.asarray(epochs, dtype=float) <= 1, Z_TEST, T_TEST).astype(object)
+    return str(kinds) if kinds.ndim == 0 else kinds
+
+
 def design_mde(
     var_between: float,
     var_within: float,
@@ -673,10 +948,11 @@ def design_mde(
     """MDE of ``n`` items with ``epochs`` epochs each: ``k · √((σ²_b + σ²_w / K) / n)``.
 
     ``epochs = inf`` gives the data-noise floor. Same unit as the variances' root.
+    ``k`` is that of :func:`epochs_test` (the t form's with ``n − 1`` df for K > 1).
     """
     vb, vw = _components(var_between, var_within)
     per_item = vb + (0.0 if np.isinf(epochs) else vw / epochs)
-    return float(mde(np.sqrt(per_item), n, alpha, power))
+    return float(mde(np.sqrt(per_item), n, alpha, power, test=epochs_test(epochs)))
 
 
 def epochs_needed(
@@ -690,14 +966,17 @@ def epochs_needed(
     """Fewest epochs per item (at least 1) for ``n`` items to reach MDE ``target``.
 
     ``inf`` when the data-noise floor of ``n`` items is at or above the target:
-    then no number of epochs reaches it.
+    then no number of epochs reaches it. One epoch is judged by the z form, more
+    by the t form with ``n − 1`` df (:func:`epochs_test`).
     """
     vb, vw = _components(var_between, var_within)
-    k = detectable_effect(alpha, power)
+    if design_mde(vb, vw, n, 1, alpha, power) <= target:
+        return 1.0
+    k = detectable_effect(alpha, power, n - 1.0) if n >= 2 else math.inf
     budget = n * (target / k) ** 2 - vb  # what sigma_w^2 / K may still take
     if budget <= 0:
         return math.inf
-    return float(max(math.ceil(vw / budget - 1e-9), 1))
+    return float(max(math.ceil(vw / budget - 1e-9), 2))
 
 
 def items_needed(
@@ -708,9 +987,12 @@ def items_needed(
     alpha: float = DEFAULT_ALPHA,
     power: float = DEFAULT_POWER,
 ) -> float:
-    """Fewest items (at least 2) with ``epochs`` epochs each to reach MDE ``target``."""
+    """Fewest items (at least 2) with ``epochs`` epochs each to reach MDE ``target``
+    (by the test of :func:`epochs_test`)."""
     vb, vw = _components(var_between, var_within)
-    return float(n_needed(target, np.sqrt(vb + vw / epochs), alpha, power))
+    return float(
+        n_needed(target, np.sqrt(vb + vw / epochs), alpha, power, test=epochs_test(epochs))
+    )
 
 
 def design_cost(n: float, epochs: float, item_cost: float = 0.0) -> float:
@@ -736,7 +1018,9 @@ def cheapest_design(
         raise ValueError(f"item cost must be >= 0, got {item_cost}")
     vb, vw = _components(var_between, var_within)
     ks = np.arange(1, MAX_EPOCHS + 1, dtype=float)
-    ns = np.asarray(n_needed(target, np.sqrt(vb + vw / ks), alpha, power), dtype=float)
+    ns = np.asarray(
+        n_needed(target, np.sqrt(vb + vw / ks), alpha, power, test=epochs_test(ks)), dtype=float
+    )
     costs = ns * (ks + item_cost)
     best = int(np.argmin(costs))
     return int(ns[best]), int(ks[best])

@@ -5,9 +5,11 @@ to the (model, item) scores the statistics use, every model's score and every
 compared pair's paired difference (the family of ``pairwise.csv``: all pairs,
 or rank neighbours and the top beyond ``comparisons.all_pairs_up_to``) is split into the between-item variance (data noise)
 and the within-item variance over epochs (prediction noise)
-(:func:`rederive.stats.noise.noise_table`; Miller 2024 §3, Wang 2025). A run with
-one epoch per item keeps its rows, the within parts NaN and ``within_note``
-saying why.
+(:func:`rederive.stats.noise.noise_table`; Miller 2024 §3, Wang 2025): by the
+one-way ANOVA moments where a model's (or a pair's) epochs are balanced, where
+they equal REML when positive, and by exact REML where they are not; the
+``estimator`` column names which. A run with one epoch per item keeps its rows,
+the within parts NaN and ``within_note`` saying why.
 
 Writes ``noise.csv``.
 """

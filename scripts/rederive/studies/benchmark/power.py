@@ -4,7 +4,10 @@ Differences, intervals and BH decisions are read from ``pairwise.csv``; the
 per-unit sd of each pair's paired difference comes from the item-level scores in
 the warehouse (clustered like the study's bootstrap, ``cluster_by``), Miller
 (2024) §3.2. A tie (not significant after BH) is ``underpowered`` when the smallest
-difference the study could detect at its BH level exceeds ``relevant_pp``.
+difference the study could detect at its BH level exceeds ``relevant_pp``. Each
+pair's power takes the form of the test ``pairwise.csv`` ran (``p_method``): the
+z form for the exact McNemar test, the noncentral t with ``n_units − 1`` df for
+the paired t and the clustered t.
 
 References
 ----------
@@ -23,7 +26,7 @@ from rederive.report.power import (
     write_power,
 )
 from rederive.runner import run
-from rederive.stats.power import paired_unit_sds
+from rederive.stats.power import paired_unit_sds, power_test_of
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.benchmark.common import clusters_for, load_scores
 
@@ -57,6 +60,7 @@ def power_table(matrix, items, pairs, *, cluster_by: str, alpha, power, fdr_q, r
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
         excluded=small_n_mask(pairs),
+        test=[power_test_of(m) for m in pairs["p_method"]],
     )
 
 

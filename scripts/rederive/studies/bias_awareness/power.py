@@ -5,7 +5,9 @@ Differences, intervals and BH decisions are read from ``comparisons.csv``; the
 per-question sd of each paired difference is the linearised sd of the two rate
 ratios, from the very numerator/denominator columns the rate bootstrap resamples
 (:func:`rederive.studies.bias_awareness.metrics.design_matrices`), clustered by
-question as that bootstrap is (Miller 2024 §2.2, §3.2).
+question as that bootstrap is (Miller 2024 §2.2, §3.2). The comparisons are tested
+with the clustered Wald statistic against t with C − 1 df, so power, MDE and units
+needed take the noncentral-t form with ``n_units − 1`` df.
 
 References
 ----------
@@ -24,7 +26,7 @@ from rederive.report.power import (
     power_settings,
     write_power,
 )
-from rederive.stats.power import paired_unit_sds
+from rederive.stats.power import T_TEST, paired_unit_sds
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.bias_awareness.metrics import design_matrices
 from rederive.studies.bias_awareness.warehouse import biased_trials
@@ -56,6 +58,7 @@ def power_table(
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        test=T_TEST,
         excluded=small_n_mask(comparisons),
     )
 

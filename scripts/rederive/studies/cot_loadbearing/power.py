@@ -10,7 +10,8 @@ perturb the same problems, so the contrast is paired by problem), from the rows
 :func:`rederive.studies.cot_loadbearing.shares.decoupling_rows` selects for the
 table. Because the study reports no test of the contrast, its interval (normal,
 from that sd), z-test p-value and BH decision (at ``fdr_q`` over the rows)
-are computed here and labelled so.
+are computed here and labelled so; power, MDE and units needed are those of that
+z test (the normal form).
 
 References
 ----------
@@ -30,7 +31,7 @@ from rederive.report.power import (
     write_power,
 )
 from rederive.stats.multitest import bh_adjust
-from rederive.stats.power import paired_influence, unit_sd
+from rederive.stats.power import Z_TEST, paired_influence, unit_sd
 from rederive.studies.cot_loadbearing.common import production_rows
 from rederive.studies.cot_loadbearing.shares import decoupling_rows
 
@@ -92,6 +93,7 @@ def power_table(rows, table2, *, alpha, power, fdr_q, relevant_pp, level=0.95):
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        test=Z_TEST,
     )
 
 

@@ -5,7 +5,9 @@ Differences, intervals and BH decisions come from ``pairwise_tar.csv``; the per-
 sd of each paired difference is the linearised (delta-method) sd of the two TAR
 ratios over seed clusters, from the same label matrix and metric definition the
 comparison job uses (Miller 2024 §2.2 and §3.2). Unit: a seed cluster (the
-bootstrap's resampling unit), so n is the number of seeds.
+bootstrap's resampling unit), so n is the number of seeds. The comparison's test is
+the clustered Wald test against t with C − 1 df, so power, MDE and units needed
+take the noncentral-t form with ``n_units − 1`` df (:mod:`rederive.stats.power`).
 
 References
 ----------
@@ -24,7 +26,7 @@ from rederive.report.power import (
     power_settings,
     write_power,
 )
-from rederive.stats.power import paired_unit_sds
+from rederive.stats.power import T_TEST, paired_unit_sds
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.salitrap.common import CONTROL, load
 from rederive.studies.salitrap.metrics import count_rows, label_matrix, metrics_from_config
@@ -54,6 +56,7 @@ def power_table(items, labels, pairs, *, metrics_config, alpha, power, fdr_q, re
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        test=T_TEST,
         excluded=small_n_mask(pairs),
     )
 

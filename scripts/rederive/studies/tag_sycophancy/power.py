@@ -6,6 +6,8 @@ models, q of the study) are read from ``tag_effects.csv``. The per-item sd comes
 from the study's own per-item differences
 (:func:`rederive.studies.tag_sycophancy.effects.item_differences`, from
 ``cell_counts.csv``). A "tie" here is a model whose tag effect is not significant.
+The tag effect is tested with the paired t test on the item differences, so power,
+MDE and items needed take the noncentral-t form with ``n_items − 1`` df.
 
 References
 ----------
@@ -26,7 +28,7 @@ from rederive.report.power import (
     power_settings,
     write_power,
 )
-from rederive.stats.power import unit_sd
+from rederive.stats.power import T_TEST, unit_sd
 from rederive.stats.small_n import small_n_mask
 from rederive.studies.tag_sycophancy.effects import item_differences
 
@@ -56,6 +58,7 @@ def power_table(cells, item_ids, effects, *, alpha, power, fdr_q, relevant_pp):
         power=power,
         fdr_q=fdr_q,
         relevant_pp=relevant_pp,
+        test=T_TEST,
         excluded=small_n_mask(effects),
     )
 
