@@ -248,15 +248,18 @@ class IrtFit:
         )
 
 
-def _binary_matrix(responses: pd.DataFrame, what: str = "responses") -> np.ndarray:
-    """Validated float matrix of 0/1 with NaN for missing cells."""
+def _binary_matrix(
+    responses: pd.DataFrame, what: str = "responses", minimum: int = 2
+) -> np.ndarray:
+    """Validated float matrix of 0/1 with NaN for missing cells, with at least
+    ``minimum`` models and items (a model fit needs 2; item statistics take 1)."""
     if not isinstance(responses, pd.DataFrame):
         raise ValueError(f"{what} must be a pandas DataFrame (models x items)")
     if responses.index.has_duplicates or responses.columns.has_duplicates:
         raise ValueError(f"{what}: model (row) and item (column) labels must be unique")
-    if responses.shape[0] < 2 or responses.shape[1] < 2:
+    if responses.shape[0] < minimum or responses.shape[1] < minimum:
         raise ValueError(
-            f"{what}: need at least 2 models and 2 items, got "
+            f"{what}: need at least {minimum} models and {minimum} items, got "
             f"{responses.shape[0]} x {responses.shape[1]}"
         )
     try:

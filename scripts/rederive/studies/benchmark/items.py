@@ -18,6 +18,7 @@ from rederive.stats.items import (
     ItemThresholds,
     epoch_flips_from_codes,
     item_analysis,
+    statistics_note,
     suspect_items,
 )
 from rederive.studies.benchmark.common import Epochs, load_epochs, load_scores
@@ -73,6 +74,7 @@ def main(snakemake):
         label_columns=["task", "item_id"],
         n_listed=p.settings["n_listed"],
         note=p.data_note,
+        statistics_note=statistics_note(every, ItemThresholds.from_config(p.settings)),
     )
 
 
