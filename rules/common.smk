@@ -423,7 +423,14 @@ def repair_outputs():
                 f"--dry-run removes {removed} and rebuilds it\n"
             )
             continue
-        intact.remove(damage)
+        try:
+            intact.remove(damage)
+        except OSError as exc:
+            sys.stderr.write(
+                f"rederive: {damage.file} is damaged ({damage.reason}) and cannot be "
+                f"removed ({exc.strerror}): {intact.advice(damage)}\n"
+            )
+            continue
         sys.stderr.write(
             f"rederive: {damage.file} was damaged ({damage.reason}): removed {removed}; "
             "this run rebuilds it and what depends on it\n"
@@ -440,9 +447,17 @@ def repair_outputs():
                 f"{name} would be removed from {where}\n"
             )
             continue
-        for folder in stale:
-            shutil.rmtree(folder)
-            intact.forget([folder.as_posix()])
+        try:
+            for folder in stale:
+                shutil.rmtree(folder)
+                intact.forget([folder.as_posix()])
+        except OSError as exc:
+            sys.stderr.write(
+                f"rederive: the ingest folders of runs no longer in analysis {name} "
+                f"cannot be removed ({exc.strerror}); they are not read: delete {where} "
+                "when you can\n"
+            )
+            continue
         sys.stderr.write(
             f"rederive: removed {len(stale)} ingest folder(s) of runs no longer in "
             f"analysis {name} (a run removed or renamed, or ingest_batches changed) "

@@ -224,13 +224,16 @@ def test_undamaged_inputs_are_not_blamed_for_another_error(built):
 
 
 def test_refresh_records_snakemakes_touch(built):
-    """Snakemake touches each output after its job: the end of the run records it."""
+    """Snakemake touches each output after its job: the end of the run records it,
+    and a file changed meanwhile keeps its stamp (the next check finds it)."""
     import time
 
     start = time.time() - 1
     output = built("warehouse")
+    table = built("table_csv")
     os.utime(output)
-    assert intact.refresh(start) == []
+    os.truncate(table, 10)
+    assert intact.refresh(start) == 1
     stamp = intact._load(intact.stamp_path(output))
     stat = Path(output).stat()
     assert stamp["files"][""]["stat"] == [
@@ -239,6 +242,9 @@ def test_refresh_records_snakemakes_touch(built):
         stat.st_ctime_ns,
         stat.st_ino,
     ]
+    assert intact.check(output) is None
+    assert "truncated to 10" in intact.check(table).reason
+    assert intact.refresh(time.time() + 60) == 0  # stamps older than the run: untouched
 
 
 def test_corpus_summary(built, capsys):

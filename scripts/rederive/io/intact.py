@@ -21,8 +21,8 @@ A stamp also keeps each file's ``stat`` (size, modification and change times,
 inode) at its last verification. While that is unchanged the file holds the
 bytes that were hashed (no tool sets a change time back), so a run with
 nothing to do stats each output and reads none of it. Snakemake touches every
-output file after its job, so each new file is hashed once more after its job:
-:func:`refresh` does it at the end of the run that wrote it.
+output file after its job; :func:`refresh` records the new stat at the end of
+the run that wrote it.
 """
 
 from __future__ import annotations
@@ -249,16 +249,24 @@ def remove(damage: Damage, root: Path = STAMPS) -> None:
     forget([damage.output], root)
 
 
-def refresh(since: float, root: Path = STAMPS) -> list[Damage]:
-    """Check every output stamped at or after ``since`` (a time.time()), recording
-    the stat Snakemake's touch gave each file, so that the next run only stats it.
+def refresh(since: float, root: Path = STAMPS) -> int:
+    """Record the stat Snakemake's touch gave each output stamped at or after
+    ``since`` (a ``time.time()``), so that the next run only stats it.
 
-    Returns the outputs found damaged (left in place: the next run's check
-    removes them).
+    Called at the end of the run that wrote them. Between a job's stamp and the
+    end of its run only Snakemake's touch is expected: a file of the same size
+    and inode takes its new stat without being hashed again (a job hashed it
+    moments before); any other file keeps its stamp, and the next check hashes
+    or removes it.
+
+    Returns
+    -------
+    int
+        The number of files whose stat was recorded.
     """
-    damaged = []
+    updated = 0
     if not root.is_dir():
-        return damaged
+        return updated
     for stamp_file in sorted(root.rglob("*.json")):
         try:
             if stamp_file.stat().st_mtime < since:
@@ -268,10 +276,24 @@ def refresh(since: float, root: Path = STAMPS) -> list[Damage]:
         stamp = _load(stamp_file)
         if stamp is None or not isinstance(stamp.get("output"), str):
             continue
-        found = check(stamp["output"], root)
-        if found is not None:
-            damaged.append(found)
-    return damaged
+        output = Path(stamp["output"])
+        changed = 0
+        for name, entry in stamp["files"].items():
+            try:
+                stat = (output / name if name else output).stat()
+            except OSError:
+                continue
+            was = entry.get("stat") or [None] * 4
+            if _stat_key(stat) != was and [stat.st_size, stat.st_ino] == [was[0], was[3]]:
+                entry["stat"] = _stat_key(stat)
+                changed += 1
+        if changed:
+            try:
+                _write_json(stamp_file, stamp)
+            except OSError:
+                continue
+            updated += changed
+    return updated
 
 
 # ------------------------------------------------------------ without a stamp
