@@ -1,12 +1,23 @@
 # rederive: rebuild every table and figure of the configured analyses from the raw
 # model outputs. Run `snakemake --cores 8`; the bundled data is simulated except
 # the ChemBench matrix (see README). Your own analyses: --configfile my_evals.yaml.
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
+WORKFLOW_CONFIG = (
+    "config/config.yaml"
+    if Path("config/config.yaml").is_file()
+    else str(Path(workflow.basedir) / "config" / "config.yaml")
+)
 
-configfile: "config/config.yaml"
+
+# The working directory's config/config.yaml when it has one (Snakemake's layout
+# for a deployed workflow), else the one beside this Snakefile, so that
+# `snakemake -s <repo>/Snakefile --directory <dir>` finds the bundled settings.
+configfile: WORKFLOW_CONFIG
 
 
 report: "rules/report/workflow.rst"
@@ -36,14 +47,16 @@ on_nothing_to_do(
 
 # The closing lines, printed after Snakemake's own ("Complete log", elapsed time).
 onsuccess:
+    refresh_stamps()
     print_last(done_message())
 
 
 onerror:
+    refresh_stamps()
     print_last(failure_message())
 
 
 rule all:
     default_target: True
     input:
-        all_targets(),
+        all_inputs,

@@ -1,6 +1,7 @@
 # Shared by every kind's rules: the named analyses of the config, the registry of
 # kinds, input/params helpers keyed by the `{analysis}` wildcard, ingest batches,
 # job sizing, and the triggers that keep results in step with code and inputs.
+import shutil
 import sys
 import time
 from functools import cache
@@ -9,9 +10,11 @@ from pathlib import Path
 from rederive.analyses import ConfigError, load_schema, resolve
 from rederive.code_version import RULE_PACKAGES
 from rederive.code_version import library_version as code_version
+from rederive.io import intact
 from rederive.io.batches import group_runs
 from rederive.io.content_keys import CACHE_FILE as CONTENT_KEYS_FILE
 from rederive.io.content_keys import ContentKeys
+from rederive.io.raw_tree import RawTreeError, list_files, output_folder_problem
 from rederive.io.run_files import (
     RunFilesError,
     brace_problem,
@@ -43,6 +46,9 @@ except ConfigError as exc:
     stop("config", exc)
 for _name in BUILD:
     _raw = Path(ANALYSES[_name]["raw_dir"])
+    _problem = output_folder_problem(_raw)
+    if _problem:
+        stop("config", f"analyses.{_name}.raw_dir: {_problem}")
     if not _raw.is_dir():
         stop(
             "config",
@@ -142,11 +148,12 @@ def check_raw_dir(name):
 
 @cache
 def raw_files_of(name):
-    """Every file under the analysis's raw_dir (hashed into provenance.json)."""
+    """Every file under the analysis's raw_dir, symlinked folders followed
+    (hashed into provenance.json; rederive.io.raw_tree)."""
     try:
-        return tuple(sorted(p for p in raw_dir(name).rglob("*") if p.is_file()))
-    except OSError as exc:
-        stop("input", f"analysis {name}: cannot list raw_dir {raw_dir(name)}: {exc}")
+        return list_files(raw_dir(name))
+    except RawTreeError as exc:
+        stop("input", f"analysis {name}: raw_dir {raw_dir(name)}: {exc}")
 
 
 def analyses_of(kind):
@@ -384,6 +391,120 @@ def intermediate_targets(name):
     return sorted(set(files))
 
 
+def all_inputs(wildcards):
+    """Input function of the `all` rule (every target), once damaged intermediates
+    and stale ingest folders are out of the way (evaluated while Snakemake
+    builds its job graph, when it knows whether this is a dry run)."""
+    repair_outputs()
+    return all_targets()
+
+
+_REPAIRED = []
+
+
+def repair_outputs():
+    """Remove every output that differs from what its job wrote, and the ingest
+    batch folders of runs no longer in an analysis, once per run.
+
+    A damaged file (rederive.io.intact: a truncated warehouse, a Parquet file cut
+    short in an ingest folder, an edited table) is removed with the output
+    holding it; rule `all` asks for every output, so this run rebuilds it, and
+    the files that depend on it are re-derived. A dry run says what a run would
+    remove. Nothing is touched by jobs of a cluster run (they parse the workflow
+    too), by --touch, or while another Snakemake holds a lock on this folder.
+    """
+    if _REPAIRED:
+        return
+    _REPAIRED.append(True)
+    if (
+        workflow.executor_plugin is None
+        or not workflow.is_main_process
+        or workflow.touch
+        or any(Path(".snakemake", "locks").glob("*.lock"))
+    ):
+        return
+    dry = workflow.dryrun
+    for output in checked_outputs():
+        damage = intact.check(output)
+        if damage is None:
+            continue
+        removed = f"{damage.output}/" if damage.is_directory else "it"
+        if dry:
+            sys.stderr.write(
+                f"rederive: {damage.file} is damaged ({damage.reason}): a run without "
+                f"--dry-run removes {removed} and rebuilds it\n"
+            )
+            continue
+        try:
+            intact.remove(damage)
+        except OSError as exc:
+            sys.stderr.write(
+                f"rederive: {damage.file} is damaged ({damage.reason}) and cannot be "
+                f"removed ({exc.strerror}): {intact.advice(damage)}\n"
+            )
+            continue
+        sys.stderr.write(
+            f"rederive: {damage.file} was damaged ({damage.reason}): removed {removed}; "
+            "this run rebuilds it and what depends on it\n"
+        )
+    for name in BUILD:
+        stale = stale_batch_folders(name)
+        if not stale:
+            continue
+        shown = ", ".join(p.name for p in stale[:5]) + (" …" if len(stale) > 5 else "")
+        where = f"results/{name}/ingested/ ({shown})"
+        if dry:
+            sys.stderr.write(
+                f"rederive: {len(stale)} ingest folder(s) of runs no longer in analysis "
+                f"{name} would be removed from {where}\n"
+            )
+            continue
+        try:
+            for folder in stale:
+                shutil.rmtree(folder)
+                intact.forget([folder.as_posix()])
+        except OSError as exc:
+            sys.stderr.write(
+                f"rederive: the ingest folders of runs no longer in analysis {name} "
+                f"cannot be removed ({exc.strerror}); they are not read: delete {where} "
+                "when you can\n"
+            )
+            continue
+        sys.stderr.write(
+            f"rederive: removed {len(stale)} ingest folder(s) of runs no longer in "
+            f"analysis {name} (a run removed or renamed, or ingest_batches changed) "
+            f"from {where}\n"
+        )
+
+
+def checked_outputs():
+    """Every output the built analyses and the summary have: each analysis's
+    (intermediate_targets) and those of the rules without wildcards."""
+    files = {f for name in BUILD for f in intermediate_targets(name)}
+    for rule_ in workflow.rules:
+        if rule_.name != "all" and not rule_.wildcard_names:
+            files.update(str(out) for out in rule_.output)
+    return sorted(files)
+
+
+def stale_batch_folders(name):
+    """The `results/<name>/ingested/bNN` folders of batches with no run now."""
+    import re
+
+    folder = Path("results") / name / "ingested"
+    if not folder.is_dir():
+        return []
+    current = set(analysis_batches(name))
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_dir()
+        and not p.is_symlink()
+        and re.fullmatch(r"b[0-9]{2}", p.name)
+        and p.name not in current
+    )
+
+
 def summary_targets():
     return [
         "results/summary/published_check.md",
@@ -555,6 +676,15 @@ def on_nothing_to_do(message):
     handler = Watch()
     handler.seen = False
     logging.getLogger("snakemake.logging").addHandler(handler)
+
+
+def refresh_stamps():
+    """Record the stat of every output written in this run (Snakemake touched
+    them after their jobs), so that the next run's check only stats them."""
+    try:
+        intact.refresh(STARTED)
+    except OSError:
+        pass  # stamps only save hashing; the next check hashes what it must
 
 
 def print_last(message):

@@ -2,7 +2,9 @@
 
 The workflow code stays in the repository (``-s Snakefile``); the temporary
 directory gets its own ``config/`` (a copy of the repository's, plus overrides)
-and ``raw/``, the way a user deploys the workflow onto their own data.
+and ``raw/``, the way a user deploys the workflow onto their own data. The copy
+is not needed (the workflow reads the config beside its Snakefile when the
+working directory has none); ``copy_config=False`` runs without it.
 
 ``REDERIVE_SNAKEFILE`` may name another Snakefile (e.g. one including a single
 study's rules) while a study is being developed; CI always uses the real one.
@@ -22,9 +24,11 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
-def prepare_workdir(workdir: Path, overrides: dict) -> Path:
-    """Copy config/ into ``workdir`` and write ``overrides`` as an extra config file."""
-    shutil.copytree(REPO / "config", workdir / "config", dirs_exist_ok=True)
+def prepare_workdir(workdir: Path, overrides: dict, *, copy_config: bool = True) -> Path:
+    """Copy config/ into ``workdir`` (with ``copy_config``) and write ``overrides``
+    as an extra config file."""
+    if copy_config:
+        shutil.copytree(REPO / "config", workdir / "config", dirs_exist_ok=True)
     override_file = workdir / "test-overrides.yaml"
     override_file.write_text(yaml.safe_dump(overrides, sort_keys=True))
     return override_file
@@ -37,9 +41,10 @@ def workflow_command(
     targets: list[str] | None = None,
     extra_args: list[str] | None = None,
     cores: int = 2,
+    copy_config: bool = True,
 ) -> list[str]:
     """The ``snakemake`` command line :func:`run_workflow` runs (config written to ``workdir``)."""
-    override_file = prepare_workdir(workdir, overrides)
+    override_file = prepare_workdir(workdir, overrides, copy_config=copy_config)
     cmd = [
         str(SNAKEMAKE),
         "-s",
@@ -66,8 +71,8 @@ def run_workflow(
 ) -> subprocess.CompletedProcess:
     """Run ``snakemake`` on ``workdir`` with ``overrides``; return the completed process.
 
-    ``command`` takes the ``targets``, ``extra_args`` and ``cores`` of
-    :func:`workflow_command`. With ``check=True`` a failing run raises
+    ``command`` takes the ``targets``, ``extra_args``, ``cores`` and
+    ``copy_config`` of :func:`workflow_command`. With ``check=True`` a failing run raises
     AssertionError carrying Snakemake's output, so the test report shows why.
     """
     cmd = workflow_command(workdir, overrides, **command)

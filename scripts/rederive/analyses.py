@@ -42,8 +42,50 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
 SHARED_SCHEMA = "shared.schema.yaml"
 
 
+#: Most values a configuration may hold (mapping keys and values, list items),
+#: counting a YAML alias (``*name``) as every value it repeats. The bundled
+#: config.yaml holds about 50; a YAML "alias bomb" of a few hundred bytes holds
+#: billions, and walking it (coercing, validating) would take hours and all the
+#: memory, so it is refused before anything walks it.
+MAX_CONFIG_VALUES = 100_000
+
+
 class ConfigError(ValueError):
     """A configuration the user must fix; the message says where and how."""
+
+
+def check_size(config: Any, limit: int = MAX_CONFIG_VALUES) -> None:
+    """Refuse a configuration holding more than ``limit`` values once its YAML
+    aliases are expanded.
+
+    PyYAML (which Snakemake's config loader uses) keeps an alias as one shared
+    object, so the loaded config is small; any code that walks it as a tree
+    (type coercion, schema validation, a deep copy by value) expands it. This
+    walk stops at ``limit`` values, so its cost is bounded whatever the file.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key under which the limit was passed.
+    """
+    seen = 0
+    stack: list[tuple[Any, tuple]] = [(config, ())]
+    while stack:
+        node, path = stack.pop()
+        seen += 1
+        if seen > limit:
+            where = ".".join(map(str, path[:3])) or "config"
+            raise ConfigError(
+                f"{where}: the configuration holds more than {limit:,} values once its YAML "
+                "aliases (*name) are expanded (an alias bomb?); it is refused before it is "
+                "read. Write the values out, or remove that key"
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                seen += 1
+                stack.append((value, (*path, key)))
+        elif isinstance(node, list | tuple):
+            stack.extend((item, path) for item in node)
 
 
 def load_schema(path: str | Path) -> dict:
@@ -206,6 +248,7 @@ def resolve(config: dict, schema_dir: str | Path, kinds: list[str]) -> tuple[dic
         The analyses to build: ``build:`` when given, else all, in config order.
     """
     schema_dir = Path(schema_dir)
+    check_size(config)
     refuse_old_form(config, kinds)
     globals_schema = load_schema(schema_dir / "config.schema.yaml")
     settings = fill_defaults(coerce_to_schema(dict(config), globals_schema), globals_schema)

@@ -7,8 +7,12 @@ Each script module ends with::
 
 ``run`` sends Python logging to the rule's ``log:`` file, pins BLAS/torch to one
 thread (parallelism comes from Snakemake running jobs side by side), and turns an
-:class:`~rederive.errors.InputError` into a short message on stderr and in the log
-instead of a traceback, exiting non-zero so Snakemake stops the DAG.
+:class:`~rederive.errors.InputError`, a full disk or a damaged input into a short
+message in the log instead of a traceback, exiting non-zero so Snakemake stops
+the DAG; the workflow prints the messages of the failed jobs once, as the last
+lines of the run (``failure_message`` in rules/common.smk). When the job
+succeeds, its outputs are stamped (:mod:`rederive.io.intact`), so a file damaged
+later is found before another job reads it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import sys
 from pathlib import Path
 
 from rederive.errors import InputError
+from rederive.io import intact
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -45,25 +50,73 @@ def run(main, snakemake) -> None:
     )
     for name in ("rederive", "__main__"):  # __main__: the script module Snakemake runs
         logging.getLogger(name).setLevel(logging.INFO)
+    outputs = list(snakemake.output)
+    # The outputs are about to be written anew: a stamp of the old ones must not
+    # outlive a failed job.
+    _stamps(intact.forget, outputs)
     try:
         main(snakemake)
     except InputError as exc:
-        _fail(f"\nrederive: input error in rule {snakemake.rule}:\n  {exc}\n", log_path)
+        message = with_analysis(str(exc), snakemake)
+        _fail(f"\nrederive: input error in rule {snakemake.rule}:\n  {message}\n", log_path)
     except Exception as exc:
-        path = disk_full_path(exc, list(snakemake.output))
-        if path is None:
+        path = disk_full_path(exc, outputs)
+        if path is not None:
+            _fail(disk_full_message(snakemake.rule, path), log_path)
+        damage = intact.damaged_input(list(getattr(snakemake, "input", [])), exc)
+        if damage is None:
             raise
-        _fail(disk_full_message(snakemake.rule, path), log_path)
+        _fail(damaged_input_message(snakemake.rule, damage), log_path)
+    _stamps(intact.record, outputs, snakemake.rule)
+
+
+def _stamps(action, *args) -> None:
+    """Forget or record output stamps; a stamp that cannot be written leaves the
+    output unchecked (a warning), never fails a job whose outputs are written."""
+    try:
+        action(*args)
+    except OSError as exc:
+        logging.getLogger("rederive").warning(
+            "output stamps not updated (%s): damage to these outputs will not be "
+            "found before a job reads them",
+            exc,
+        )
+
+
+#: How a message names a setting of the job's analysis: readers and statistics do
+#: not know the analysis, so :func:`with_analysis` puts its name in.
+SETTING_PREFIX = "analyses.<name>."
+
+
+def with_analysis(message: str, snakemake) -> str:
+    """``message`` with ``analyses.<name>.`` naming the job's analysis
+    (``analyses.my_eval.item_sets``), as the user writes it in a config file."""
+    name = getattr(getattr(snakemake, "wildcards", None), "analysis", None)
+    return message.replace(SETTING_PREFIX, f"analyses.{name}.") if name else message
+
+
+def damaged_input_message(rule: str, damage: intact.Damage) -> str:
+    """The `rederive:` paragraph for a job that failed on a damaged intermediate."""
+    return (
+        f"\nrederive: damaged file in rule {rule}:\n  {damage.file} is damaged "
+        f"({damage.reason}); {intact.advice(damage)}.\n"
+    )
 
 
 def _fail(message: str, log_path: str | None) -> None:
+    """End the job with ``message``: in its log, which the workflow prints once
+    at the end of the run; on stderr only when the log cannot take it (no log, a
+    full disk), so that it is never lost nor printed twice."""
+    logged = False
     if log_path:
         try:
             with open(log_path, "a") as handle:
                 handle.write(message)
+            logged = True
         except OSError:
             pass  # the log may sit on the full disk; the terminal still gets it
-    sys.stderr.write(message)
+    if not logged:
+        sys.stderr.write(message)
     sys.exit(1)
 
 

@@ -249,7 +249,7 @@ def align_items(
         raise InputError(
             f"the models were not graded on the same items: {len(shared)} of {n_union} items are shared "
             f"by all {len(models)} models ({'; '.join(lines[:6])}{' …' if len(lines) > 6 else ''}). "
-            "Fix the runs, or set benchmark.item_sets: intersection to compare on the shared items only",
+            "Fix the runs, or set analyses.<name>.item_sets: intersection to compare on the shared items only",
             file=first_file,
             field="item_id",
         )

@@ -26,7 +26,6 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,18 +51,14 @@ class PackageError(Exception):
 
 
 def list_raw_files(root: str | Path) -> list[Path]:
-    """Every file under an analysis's raw_dir, symlinked folders followed
-    (a folder reached twice through links is a loop and is refused)."""
-    root = Path(root)
-    out, seen = [], set()
-    for folder, dirs, files in os.walk(root, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            raise PackageError(f"{folder}: a symbolic link loop under {root}; remove the link")
-        seen.add(real)
-        dirs.sort()
-        out += [Path(folder) / f for f in sorted(files) if (Path(folder) / f).is_file()]
-    return sorted(out)
+    """Every file under an analysis's raw_dir, as the workflow lists them
+    (symlinked folders followed; a loop refused)."""
+    from rederive.io.raw_tree import RawTreeError, list_files
+
+    try:
+        return sorted(list_files(root))
+    except RawTreeError as exc:
+        raise PackageError(str(exc)) from None
 
 
 def _sha256(data: bytes) -> str:

@@ -153,7 +153,7 @@ def _choose_metric(record: dict, metrics: list[str], *, file: str, line: int) ->
     raise InputError(
         f"none of the configured metrics {metrics} is in this sample "
         f"(it has {sorted(k for k in (listed or []) if isinstance(k, str))}); "
-        "set benchmark.lm_eval.metrics in config",
+        "set analyses.<name>.lm_eval.metrics in the config",
         file=file,
         line=line,
         field="metrics",

@@ -54,15 +54,24 @@ def _count(value) -> str:
 
 
 def write_suspects_markdown(
-    suspects: pd.DataFrame, path, *, label_columns: list[str], n_listed: int, note: str
+    suspects: pd.DataFrame,
+    path,
+    *,
+    label_columns: list[str],
+    n_listed: int,
+    note: str,
+    statistics_note: str = "",
 ) -> None:
-    """``suspect_items.md``: the ``n_listed`` most suspect items, one row each."""
+    """``suspect_items.md``: the ``n_listed`` most suspect items, one row each;
+    ``statistics_note`` (:func:`rederive.stats.items.statistics_note`) says why
+    statistics are empty, when they are."""
     head = suspects.head(n_listed)
     lines = [
         f"# Suspect items: {len(suspects):,} flagged, the first {len(head):,} listed",
         "",
         note,
         "",
+        *([statistics_note, ""] if statistics_note else []),
         row("rank", *label_columns, "correct", "item-rest r", "outfit MNSQ", "ZSTD", "flags"),
         "|" + "---:|" + "---|" * len(label_columns) + "---:|---:|---:|---:|---|",
     ]
@@ -83,14 +92,27 @@ def write_suspects_markdown(
 
 
 def write_item_tables(
-    every: pd.DataFrame, suspects: pd.DataFrame, output, *, label_columns, n_listed, note
+    every: pd.DataFrame,
+    suspects: pd.DataFrame,
+    output,
+    *,
+    label_columns,
+    n_listed,
+    note,
+    statistics_note: str = "",
 ) -> None:
     """The three outputs of an item-analysis rule: ``output.analysis`` (every item),
-    ``output.suspects`` (the flagged ones) and ``output.md`` (the first ``n_listed``)."""
+    ``output.suspects`` (the flagged ones) and ``output.md`` (the first ``n_listed``,
+    with ``statistics_note`` when statistics are empty)."""
     from rederive.io.names import write_csv
 
     write_csv(every, output.analysis, float_format="%.4f")
     write_csv(suspects, output.suspects, float_format="%.4f")
     write_suspects_markdown(
-        suspects, output.md, label_columns=label_columns, n_listed=n_listed, note=note
+        suspects,
+        output.md,
+        label_columns=label_columns,
+        n_listed=n_listed,
+        note=note,
+        statistics_note=statistics_note,
     )

@@ -249,9 +249,14 @@ class IrtFit:
 
 
 def _binary_matrix(
-    responses: pd.DataFrame, what: str = "responses", *, fractional: bool = False
+    responses: pd.DataFrame,
+    what: str = "responses",
+    minimum: int = 2,
+    *,
+    fractional: bool = False,
 ) -> np.ndarray:
-    """Validated float matrix of 0/1 with NaN for missing cells.
+    """Validated float matrix of 0/1 with NaN for missing cells, with at least
+    ``minimum`` models and items (a model fit needs 2; item statistics take 1).
 
     With ``fractional`` any score in [0, 1] is accepted (the fractional
     likelihood of :mod:`rederive.stats.fractional`).
@@ -260,9 +265,9 @@ def _binary_matrix(
         raise ValueError(f"{what} must be a pandas DataFrame (models x items)")
     if responses.index.has_duplicates or responses.columns.has_duplicates:
         raise ValueError(f"{what}: model (row) and item (column) labels must be unique")
-    if responses.shape[0] < 2 or responses.shape[1] < 2:
+    if responses.shape[0] < minimum or responses.shape[1] < minimum:
         raise ValueError(
-            f"{what}: need at least 2 models and 2 items, got "
+            f"{what}: need at least {minimum} models and {minimum} items, got "
             f"{responses.shape[0]} x {responses.shape[1]}"
         )
     try:

@@ -61,6 +61,7 @@ __all__ = [
     "item_difficulty_given_ability",
     "item_rest_correlation",
     "rasch_item_fit",
+    "statistics_note",
     "suspect_items",
 ]
 
@@ -110,7 +111,9 @@ class ItemThresholds:
 def _matrix(responses: pd.DataFrame, fractional: bool = False) -> np.ndarray:
     from rederive.stats.irt import _binary_matrix
 
-    return _binary_matrix(responses, fractional=fractional)
+    # One model or one item still has shares correct and the solved-by-none/all
+    # flags; the correlation and fit statistics are NaN (need_for_statistics).
+    return _binary_matrix(responses, minimum=1, fractional=fractional)
 
 
 def item_rest_correlation(
@@ -471,6 +474,40 @@ def item_analysis(
         ";".join(f for f, on in zip(FLAGS, row, strict=True) if on) for row in flags.to_numpy()
     ]
     return out
+
+
+def statistics_note(analysis: pd.DataFrame, thresholds: ItemThresholds | None = None) -> str:
+    """Why no item has a correlation or fit statistic, when none has ("" otherwise).
+
+    An analysis of one item, one model, or models that each solved all or none
+    of their items still has every item's share correct and its solved-by-none
+    and solved-by-all flags; the item-rest correlation and the Rasch fit
+    statistics need models that solved some but not all of their items (at
+    least ``thresholds.min_models`` of them answering the item) and at least
+    two items.
+
+    Parameters
+    ----------
+    analysis : pandas.DataFrame
+        :func:`item_analysis` of the items (or a table with its columns).
+    thresholds : ItemThresholds, optional
+
+    Returns
+    -------
+    str
+        One sentence with the counts, or ``""`` when some item has a statistic.
+    """
+    thresholds = thresholds or ItemThresholds()
+    if analysis["item_rest_r"].notna().any() or analysis["outfit_mnsq"].notna().any():
+        return ""
+    n_models = int(analysis["n_models"].max()) if len(analysis) else 0
+    return (
+        "No item has an item-rest correlation or fit statistics: they need at least "
+        f"{max(thresholds.min_models, 2)} models that solved some but not all of their items "
+        f"(item_analysis.min_models) and at least 2 items; here {len(analysis):,} item(s), "
+        f"answered by at most {n_models:,} model(s). Shares correct and the solved-by-none "
+        "and solved-by-all flags are given for every item."
+    )
 
 
 def suspect_items(analysis: pd.DataFrame) -> pd.DataFrame:

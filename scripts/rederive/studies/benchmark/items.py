@@ -24,6 +24,7 @@ from rederive.stats.items import (
     ItemThresholds,
     epoch_flips_from_codes,
     item_analysis,
+    statistics_note,
     suspect_items,
 )
 from rederive.studies.benchmark.common import Epochs, load_epochs, load_scores
@@ -112,6 +113,7 @@ def main(snakemake):
         label_columns=["task", "item_id"],
         n_listed=p.settings["n_listed"],
         note=" ".join(x for x in (p.data_note, rule_note(matrix, rule)) if x),
+        statistics_note=statistics_note(every, ItemThresholds.from_config(p.settings)),
     )
 
 

@@ -454,8 +454,8 @@ def align_items(
         raise InputError(
             f"the models were not graded on the same items: {int(shared.sum())} of {n_union} items "
             f"are shared by all {len(models)} models ({'; '.join(lines[:6])}"
-            f"{' …' if len(lines) > 6 else ''}). Fix the runs, or set benchmark.item_sets: "
-            "intersection to compare on the shared items only",
+            f"{' …' if len(lines) > 6 else ''}). Fix the runs, or set "
+            "analyses.<name>.item_sets: intersection to compare on the shared items only",
             file=first_file,
             field="item_id",
         )

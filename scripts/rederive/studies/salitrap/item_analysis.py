@@ -18,7 +18,12 @@ import pandas as pd
 
 from rederive.report.items import with_items, write_item_tables
 from rederive.runner import run
-from rederive.stats.items import ItemThresholds, item_analysis, suspect_items
+from rederive.stats.items import (
+    ItemThresholds,
+    item_analysis,
+    statistics_note,
+    suspect_items,
+)
 from rederive.studies.salitrap.common import CONTROL, load, shared_item_set
 from rederive.studies.salitrap.irt_fit import binary_responses
 from rederive.studies.salitrap.metrics import label_matrix, metrics_from_config
@@ -54,6 +59,7 @@ def main(snakemake):
         label_columns=["dimension", "item_id"],
         n_listed=p.settings["n_listed"],
         note=p.data_note,
+        statistics_note=statistics_note(every, ItemThresholds.from_config(p.settings)),
     )
 
 
