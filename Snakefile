@@ -24,12 +24,14 @@ report: "rules/report/workflow.rst"
 
 
 include: "rules/common.smk"
-# One file per kind; each ends with register_kind(...).
-include: "rules/salitrap.smk"
-include: "rules/tag_sycophancy.smk"
-include: "rules/bias_awareness.smk"
-include: "rules/cot_loadbearing.smk"
-include: "rules/benchmark.smk"
+
+
+# One file per kind (config/schemas/<kind>.schema.yaml); each ends with register_kind(...).
+for kind in KIND_NAMES:
+
+    include: f"rules/{kind}.smk"
+
+
 # Written once for every analysis.
 include: "rules/power.smk"
 include: "rules/summary.smk"

@@ -65,7 +65,7 @@ def job_seconds(work: Path, since: float) -> tuple[float, float]:
             row = next(csv.DictReader(handle, delimiter="\t"))
         seconds = float(row["s"])
         total += seconds
-        if tsv.name == "changes.tsv":
+        if tsv.stem == "report_changes":
             changes += seconds
     return total, changes
 

@@ -247,7 +247,7 @@ def run_stage(
 
 
 def per_rule(work: Path, study: str) -> dict[str, dict]:
-    """Sum Snakemake's benchmark TSVs by rule (the path below results/benchmarks/<study>/)."""
+    """Sum Snakemake's benchmark TSVs by rule (results/benchmarks/<study>/<rule>[/<batch>].tsv)."""
     root = work / "results" / "benchmarks" / study
     rules: dict[str, dict] = defaultdict(lambda: {"jobs": 0, "wall": 0.0, "cpu": 0.0, "rss": 0.0})
     for path in sorted(root.rglob("*.tsv")):
@@ -326,8 +326,9 @@ def main(argv=None) -> None:
                     f"| {name} | {r['jobs']} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['rss']:.0f} |"
                 )
             rules = per_rule(work, args.study)
-            if args.study == "benchmark" and "ingest" in rules:
-                print(side_by_side(rules["ingest"], raw / "long", args.cores, args.file_format))
+            ingest = INGEST_RULE[args.study]
+            if args.study == "benchmark" and ingest in rules:
+                print(side_by_side(rules[ingest], raw / "long", args.cores, args.file_format))
                 print(copied(work, args.study))
             sys.stdout.flush()
             if not args.keep:

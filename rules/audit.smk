@@ -15,18 +15,6 @@ rule audit_published:
             category="{analysis}",
             subcategory="Published check",
         ),
-    log:
-        "results/logs/{analysis}/audit_published.log",
-    benchmark:
-        "results/benchmarks/{analysis}/audit_published.tsv"
-    wildcard_constraints:
-        analysis=built_analyses(),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300),
-        runtime=job_runtime(5),
     params:
         audit=setting("audit"),
         label=label,
@@ -41,15 +29,13 @@ rule summarize_audits:
     output:
         csv="results/summary/published_audit.csv",
         md="results/summary/published_audit.md",
-    log:
-        "results/logs/summary/published_audit.log",
-    benchmark:
-        "results/benchmarks/summary/published_audit.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300),
-        runtime=job_runtime(5),
     script:
         "../scripts/rederive/audit/summary.py"
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    audit_published=job_size(300, 5),
+    summarize_audits=job_size(300, 5),
+)

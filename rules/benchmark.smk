@@ -13,18 +13,6 @@ rule ingest_benchmark_batch:
         files=benchmark_batch_files,
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
-    log:
-        "results/logs/{analysis}/ingest/{batch}.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20, largest_input=True),
-        runtime=job_runtime(10, 0.5),
     params:
         raw_dir=raw_root,
         sources=benchmark_batch_sources,
@@ -39,18 +27,6 @@ rule build_benchmark_warehouse:
         item_metadata=optional_raw_file("items.csv"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
-    log:
-        "results/logs/{analysis}/warehouse.log",
-    benchmark:
-        "results/benchmarks/{analysis}/warehouse.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 100),
-        runtime=job_runtime(10, 0.2),
     params:
         items_file=lambda w, input: (
             input.item_metadata[0] if input.item_metadata else ""
@@ -86,18 +62,6 @@ rule analyse_benchmark_accuracy:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/accuracy.tex",
-    log:
-        "results/logs/{analysis}/accuracy.log",
-    benchmark:
-        "results/benchmarks/{analysis}/accuracy.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         n_boot=setting("bootstrap", "n_boot"),
         seed=setting("bootstrap", "seed"),
@@ -129,18 +93,6 @@ rule compare_benchmark_models:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/ranking.tex",
-    log:
-        "results/logs/{analysis}/pairwise.log",
-    benchmark:
-        "results/benchmarks/{analysis}/pairwise.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         n_boot=setting("bootstrap", "n_boot"),
         seed=setting("bootstrap", "seed"),
@@ -173,20 +125,8 @@ rule fit_benchmark_irt:
             subcategory="IRT",
         ),
         fit="results/{analysis}/tables/irt_fit.csv",
-    log:
-        "results/logs/{analysis}/irt.log",
-    benchmark:
-        "results/benchmarks/{analysis}/irt.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(1200, 60),
-        runtime=job_runtime(60, 2),
     params:
         epochs=setting("irt", "epochs"),
         lr=setting("irt", "lr"),
@@ -222,18 +162,6 @@ rule analyse_benchmark_items:
             subcategory="Item analysis",
         ),
         md="results/{analysis}/tables/suspect_items.md",
-    log:
-        "results/logs/{analysis}/items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         settings=setting("item_analysis"),
         data_note=data_note,
@@ -255,18 +183,6 @@ rule plot_benchmark_items:
             subcategory="Item analysis",
         ),
         pdf="results/{analysis}/figures/suspect_items.pdf",
-    log:
-        "results/logs/{analysis}/plot_items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 10),
-        runtime=job_runtime(10, 0.2),
     params:
         settings=setting("item_analysis"),
         item_column="item_key",
@@ -288,18 +204,6 @@ rule decompose_benchmark_noise:
             category="{analysis}",
             subcategory="Power",
         ),
-    log:
-        "results/logs/{analysis}/noise.log",
-    benchmark:
-        "results/benchmarks/{analysis}/noise.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 60),
-        runtime=job_runtime(10, 0.5),
     script:
         "../scripts/rederive/studies/benchmark/noise.py"
 
@@ -339,18 +243,6 @@ rule cluster_benchmark_failures:
             category="{analysis}",
             subcategory="Failure clustering",
         ),
-    log:
-        "results/logs/{analysis}/similarity.log",
-    benchmark:
-        "results/benchmarks/{analysis}/similarity.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         linkage=setting("similarity", "linkage"),
         n_extreme_pairs=setting("similarity", "n_extreme_pairs"),
@@ -385,18 +277,6 @@ rule tabulate_benchmark_quality:
             category="{analysis}",
             subcategory="Data quality",
         ),
-    log:
-        "results/logs/{analysis}/quality.log",
-    benchmark:
-        "results/benchmarks/{analysis}/quality.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/benchmark/quality.py"
 
@@ -425,18 +305,6 @@ rule plot_benchmark_figures:
             f"{name}_pdf": f"results/{{analysis}}/figures/{name}.pdf"
             for name in BENCHMARK_FIGURE_NAMES
         },
-    log:
-        "results/logs/{analysis}/figures.log",
-    benchmark:
-        "results/benchmarks/{analysis}/figures.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         data_note=data_note,
         fdr_q=setting("fdr_q"),
@@ -462,18 +330,6 @@ rule check_benchmark_published:
             subcategory="Published check",
         ),
         md="results/{analysis}/check/published_check.md",
-    log:
-        "results/logs/{analysis}/check_published.log",
-    benchmark:
-        "results/benchmarks/{analysis}/check_published.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         power=setting("power"),
         published_dir=published_dir,
@@ -498,18 +354,6 @@ rule estimate_benchmark_power:
             subcategory="Power",
         ),
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    log:
-        "results/logs/{analysis}/power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/power.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("benchmark"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         power=setting("power"),
         fdr_q=setting("fdr_q"),
@@ -520,10 +364,60 @@ rule estimate_benchmark_power:
 
 register_kind(
     "benchmark",
+    headline=HeadlineSpec(
+        score="accuracy_pct",
+        low="ci_low_pct",
+        high="ci_high_pct",
+        score_label="accuracy",
+        unit="%",
+    ),
     runs=benchmark_runs,
     targets=benchmark_targets,
     power_title="Benchmark model pairs",
     power_unit="items (or clusters, with ``cluster_by``)",
     layout=benchmark_layout,
     run_inputs=benchmark_run_inputs,
+)
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    ingest_benchmark_batch=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5, largest_input=True
+    ),
+    build_benchmark_warehouse=job_size(
+        500, 10, mem_per_input_mb=100, runtime_per_input_mb=0.2
+    ),
+    analyse_benchmark_accuracy=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    compare_benchmark_models=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    fit_benchmark_irt=job_size(1200, 60, mem_per_input_mb=60, runtime_per_input_mb=2),
+    analyse_benchmark_items=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_benchmark_items=job_size(
+        500, 10, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    decompose_benchmark_noise=job_size(
+        500, 10, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    cluster_benchmark_failures=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_benchmark_quality=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_benchmark_figures=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    check_benchmark_published=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    estimate_benchmark_power=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
+    ),
 )

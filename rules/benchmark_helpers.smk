@@ -51,9 +51,9 @@ def benchmark_runs(name):
         )
         stop(
             "input",
-            f"analysis {name}: no runs found ({searched}; expected matrix/*.csv, "
-            "long/*.csv|jsonl, lm_eval/<model>/samples_*.jsonl, inspect/*.eval or another "
-            f"format of {', '.join(formats.names())}; see docs/input-formats.md)",
+            f"analysis {name}: no runs found ({searched}; expected runs of one of the "
+            f"formats {', '.join(formats.names())} in their folders, or inputs: "
+            "{auto: <folder>}; see docs/input-formats.md)",
         )
     return runs
 

@@ -12,18 +12,6 @@ rule ingest_bias_awareness_items:
         items_jsonl=raw_file("items.jsonl"),
     output:
         item_table="results/{analysis}/items.parquet",
-    log:
-        "results/logs/{analysis}/ingest_items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest_items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20),
-        runtime=job_runtime(10, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/items.py"
 
@@ -34,18 +22,6 @@ rule ingest_bias_awareness_batch:
         item_table="results/{analysis}/items.parquet",
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
-    log:
-        "results/logs/{analysis}/ingest/{batch}.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20, largest_input=True),
-        runtime=job_runtime(10, 0.5),
     params:
         raw_dir=raw_root,
         runs=batch_runs,
@@ -60,18 +36,6 @@ rule build_bias_awareness_warehouse:
         ingested=ingested_batches,
     output:
         db="results/{analysis}/{analysis}.duckdb",
-    log:
-        "results/logs/{analysis}/warehouse.log",
-    benchmark:
-        "results/benchmarks/{analysis}/warehouse.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 100),
-        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/bias_awareness/warehouse.py"
 
@@ -94,18 +58,6 @@ rule tabulate_bias_awareness_rates:
         ),
         main_tex="results/{analysis}/tables/main.tex",
         outcomes="results/{analysis}/tables/outcomes.csv",
-    log:
-        "results/logs/{analysis}/tabulate_rates.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_rates.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         seed=setting("bootstrap", "seed"),
         n_boot=setting("bootstrap", "n_boot"),
@@ -127,18 +79,6 @@ rule compare_bias_awareness_models:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/comparisons.tex",
-    log:
-        "results/logs/{analysis}/compare_models.log",
-    benchmark:
-        "results/benchmarks/{analysis}/compare_models.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         seed=setting("bootstrap", "seed"),
         n_boot=setting("bootstrap", "n_boot"),
@@ -161,18 +101,6 @@ rule tabulate_bias_awareness_agreement:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/agreement.tex",
-    log:
-        "results/logs/{analysis}/tabulate_agreement.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_agreement.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         simulated=is_simulated,
     script:
@@ -195,18 +123,6 @@ rule tabulate_bias_awareness_quality:
             category="{analysis}",
             subcategory="Data quality",
         ),
-    log:
-        "results/logs/{analysis}/tabulate_quality.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_quality.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/bias_awareness/quality.py"
 
@@ -230,18 +146,6 @@ rule plot_bias_awareness_figures:
             subcategory="Figures",
         ),
         outcomes_pdf="results/{analysis}/figures/outcome_shares.pdf",
-    log:
-        "results/logs/{analysis}/plot_figures.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_figures.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -262,18 +166,6 @@ rule check_bias_awareness_published:
             subcategory="Published check",
         ),
         md="results/{analysis}/check/published_check.md",
-    log:
-        "results/logs/{analysis}/check_published.log",
-    benchmark:
-        "results/benchmarks/{analysis}/check_published.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         power=setting("power"),
         simulated=is_simulated,
@@ -295,18 +187,6 @@ rule estimate_bias_awareness_power:
             subcategory="Power",
         ),
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    log:
-        "results/logs/{analysis}/power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/power.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("bias_awareness"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         power=setting("power"),
         fdr_q=setting("fdr_q"),
@@ -316,6 +196,7 @@ rule estimate_bias_awareness_power:
 
 register_kind(
     "bias_awareness",
+    headline=HeadlineSpec(table="main", ranks_models=False),
     runs=bias_awareness_runs,
     targets=bias_awareness_targets,
     power_title="Bias awareness model differences",
@@ -323,5 +204,41 @@ register_kind(
     layout=paper_layout(
         ["items.jsonl"],
         "items.jsonl and runs/<model>.jsonl (optional: published/*.csv)",
+    ),
+)
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    ingest_bias_awareness_items=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
+    ),
+    ingest_bias_awareness_batch=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5, largest_input=True
+    ),
+    build_bias_awareness_warehouse=job_size(
+        500, 10, mem_per_input_mb=100, runtime_per_input_mb=0.2
+    ),
+    tabulate_bias_awareness_rates=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    compare_bias_awareness_models=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_bias_awareness_agreement=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_bias_awareness_quality=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_bias_awareness_figures=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    check_bias_awareness_published=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    estimate_bias_awareness_power=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
     ),
 )

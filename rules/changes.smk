@@ -19,18 +19,6 @@ rule report_changes:
             subcategory="What changed",
         ),
         json="results/{analysis}/changes/changes.json",
-    log:
-        "results/logs/{analysis}/changes.log",
-    benchmark:
-        "results/benchmarks/{analysis}/changes.tsv"
-    wildcard_constraints:
-        analysis=built_analyses(),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300, 3),
-        runtime=job_runtime(5, 0.05),
     params:
         kind=lambda w: kind_of(w.analysis),
         label=label,
@@ -39,5 +27,13 @@ rule report_changes:
         run_files=run_inputs,
         keep=config["history"]["keep"],
         code_version=kind_library_version,
+        headline=lambda w: headline_of(w.analysis),
     script:
         "../scripts/rederive/changes/record.py"
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    report_changes=job_size(300, 5, mem_per_input_mb=3, runtime_per_input_mb=0.05),
+)

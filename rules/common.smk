@@ -7,7 +7,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-from rederive.analyses import ConfigError, load_schema, resolve
+from rederive.analyses import ConfigError, kind_names, resolve
 from rederive.code_version import RULE_PACKAGES
 from rederive.code_version import library_version as code_version
 from rederive.io import intact
@@ -15,6 +15,7 @@ from rederive.io.batches import group_runs
 from rederive.io.content_keys import CACHE_FILE as CONTENT_KEYS_FILE
 from rederive.io.content_keys import ContentKeys
 from rederive.io.raw_tree import RawTreeError, list_files, output_folder_problem
+from rederive.site.layout import HeadlineSpec
 from rederive.io.run_files import (
     RunFilesError,
     brace_problem,
@@ -35,11 +36,10 @@ def stop(kind, message):
     sys.exit(1)
 
 
-# The kinds the config may name: the schema's enum. Each kind's rule file
-# registers itself (register_kind); finish_workflow() checks the two agree.
-KIND_NAMES = load_schema(SCHEMA_DIR / "config.schema.yaml")["properties"]["analyses"][
-    "additionalProperties"
-]["properties"]["kind"]["enum"]
+# The kinds: one per config/schemas/<kind>.schema.yaml. The Snakefile includes
+# each kind's rules/<kind>.smk, which registers it (register_kind);
+# finish_workflow() checks that every kind did.
+KIND_NAMES = kind_names(SCHEMA_DIR)
 try:
     ANALYSES, BUILD = resolve(config, SCHEMA_DIR, KIND_NAMES)
 except ConfigError as exc:
@@ -76,22 +76,36 @@ _CLAIMED_RULES = set()
 
 
 def register_kind(
-    kind, *, runs, targets, power_title, power_unit, layout, run_inputs=None
+    kind,
+    *,
+    runs,
+    targets,
+    power_title,
+    power_unit,
+    layout,
+    run_inputs=None,
+    headline=None,
 ):
     """Record a kind: the rules defined since the previous kind's file, a
     function listing an analysis's run ids, one listing its targets, the
     title and resampling unit of its power figure, its raw_dir layout
     (`paper_layout`, or a function of the analysis name returning what its
-    raw_dir lacks and a sentence on what it must hold), and a function giving
+    raw_dir lacks and a sentence on what it must hold), a function giving
     each run's input files (default: its file in runs/), which the change
-    report hashes. Called at the end of rules/<kind>.smk."""
+    report hashes, and its headline table (rederive.site.layout.HeadlineSpec:
+    the table the site leads with and the change report reads the top model
+    from). Called at the end of rules/<kind>.smk; the kind's rules answer only
+    for analyses of that kind."""
     if kind not in KIND_NAMES:
         raise ValueError(
-            f"kind {kind!r} has rules but is not in the kind enum of "
-            "config/schemas/config.schema.yaml"
+            f"rules/{kind}.smk registers kind {kind!r}, which has no "
+            f"config/schemas/{kind}.schema.yaml"
         )
-    rules = [r.name for r in workflow.rules if r.name not in _CLAIMED_RULES]
-    _CLAIMED_RULES.update(rules)
+    rules = [r for r in workflow.rules if r.name not in _CLAIMED_RULES]
+    _CLAIMED_RULES.update(r.name for r in rules)
+    for rule_ in rules:
+        answer_for(rule_, analyses_of(kind))
+    rules = [r.name for r in rules]
     KINDS[kind] = {
         "rules": rules,
         "runs": runs,
@@ -100,7 +114,23 @@ def register_kind(
         "power_unit": power_unit,
         "layout": layout,
         "run_inputs": run_inputs or paper_run_inputs,
+        "headline": headline or HeadlineSpec(),
     }
+
+
+def answer_for(rule_, analyses):
+    """Let ``rule_`` build only the analyses the ``analyses`` pattern matches:
+    several kinds have rules writing results/{analysis}/tables/power.csv."""
+    if "analysis" in rule_.wildcard_names:
+        rule_.set_wildcard_constraints(analysis=analyses)
+        rule_.update_wildcard_constraints()
+
+
+def headline_of(name):
+    """The analysis's headline table (its kind's HeadlineSpec), as a dict."""
+    from dataclasses import asdict
+
+    return asdict(KINDS[kind_of(name)]["headline"])
 
 
 def paper_layout(files, holds):
@@ -333,6 +363,61 @@ def job_runtime(base_min, per_input_mb=0.0):
         return int(base_min + per_input_mb * input_mb(input)) * attempt
 
     return runtime
+
+
+def job_size(
+    mem_mb,
+    runtime_min,
+    *,
+    mem_per_input_mb=0.0,
+    runtime_per_input_mb=0.0,
+    largest_input=False,
+):
+    """A rule's resources: memory (MB) and runtime (minutes), each a base plus a
+    slope per MB of the job's input files (`largest_input`: the largest only)."""
+    return {
+        "mem_mb": job_mem_mb(mem_mb, mem_per_input_mb, largest_input=largest_input),
+        "runtime": job_runtime(runtime_min, runtime_per_input_mb),
+    }
+
+
+# Rule name -> job_size(...), from each rule file's size_jobs(...) table; a rule
+# without an entry gets DEFAULT_SIZE.
+JOB_SIZES = {}
+DEFAULT_SIZE = job_size(500, 10)
+
+
+def size_jobs(**sizes):
+    """Record the job sizes of the rules of one rule file (called at its end)."""
+    JOB_SIZES.update(sizes)
+
+
+def job_paths(rule_):
+    """Where a rule's jobs log and record their timings: results/logs/ and
+    results/benchmarks/, then the analysis (or summary/ for rules over every
+    analysis), the rule's name, and one level per other wildcard ({batch})."""
+    names = sorted(set(rule_.wildcard_names) - {"analysis"})
+    where = "{analysis}" if "analysis" in rule_.wildcard_names else "summary"
+    stem = str(Path(where, rule_.name, *[f"{{{n}}}" for n in names]))
+    return f"results/logs/{stem}.log", f"results/benchmarks/{stem}.tsv"
+
+
+def give_job_directives(rule_):
+    """The directives each job gets from here, never written in a rule: its log
+    and benchmark files, the pinned environment, one thread, and its size
+    (Snakemake's --lint wants the first three, a scheduler reads the last)."""
+    log, benchmark = job_paths(rule_)
+    if not rule_.log:
+        # The path modifier a `log:` directive would have passed (the same as
+        # the rule's outputs': default storage, module prefixes).
+        rule_.log_modifier = rule_.output_modifier
+        rule_.set_log(log)
+    if not rule_.benchmark:
+        rule_.benchmark_modifier = rule_.output_modifier
+        rule_.benchmark = benchmark
+    if not rule_.conda_env:
+        rule_.conda_env = CONDA_ENV
+    rule_.resources.update(JOB_SIZES.get(rule_.name, DEFAULT_SIZE))
 
 
 def input_mb(files, largest=False):
@@ -590,7 +675,8 @@ def source_digest(rule_):
 
 
 def finish_workflow():
-    """Check the registry against the schema, then make every job depend on the
+    """Check the registry against the schema, give every rule its job
+    directives (give_job_directives), and make every job depend on the
     library code it imports and on the bytes of its source files.
 
     Snakemake's code trigger only hashes the file named in ``script:``; a change
@@ -599,16 +685,23 @@ def finish_workflow():
     re-runs exactly the jobs of the kind whose code changed.
     """
     if sorted(KINDS) != sorted(KIND_NAMES):
+        missing = sorted(set(KIND_NAMES) - set(KINDS))
         raise ValueError(
-            f"kinds with rules {sorted(KINDS)} differ from the kind enum "
-            f"{sorted(KIND_NAMES)} of config/schemas/config.schema.yaml"
+            f"kinds {missing} have a schema in config/schemas/ but no rules/<kind>.smk "
+            "that calls register_kind"
         )
     for name in BUILD:
         check_raw_dir(name)
     rule_kinds = {name: k for k, entry in KINDS.items() for name in entry["rules"]}
+    unknown = sorted(set(JOB_SIZES) - {r.name for r in workflow.rules})
+    if unknown:
+        raise ValueError(f"size_jobs names rules that do not exist: {unknown}")
     for rule_ in workflow.rules:
         if rule_.name == "all":
             continue
+        if rule_.name not in rule_kinds:
+            answer_for(rule_, built_analyses())
+        give_job_directives(rule_)
         # A rule of RULE_PACKAGES imports no kind's package ("-" matches none).
         kind = rule_kinds.get(rule_.name, "-" if rule_.name in RULE_PACKAGES else None)
         version = library_version(kind, RULE_PACKAGES.get(rule_.name, ()))

@@ -11,18 +11,6 @@ rule ingest_cot_loadbearing_batch:
         runs=batch_run_files,
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
-    log:
-        "results/logs/{analysis}/ingest/{batch}.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20, largest_input=True),
-        runtime=job_runtime(10, 0.5),
     params:
         raw_dir=raw_root,
         runs=batch_runs,
@@ -37,18 +25,6 @@ rule build_cot_loadbearing_warehouse:
         baselines=raw_file("baselines.csv"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
-    log:
-        "results/logs/{analysis}/warehouse.log",
-    benchmark:
-        "results/benchmarks/{analysis}/warehouse.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 100),
-        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/cot_loadbearing/warehouse.py"
 
@@ -63,18 +39,6 @@ rule tabulate_cot_loadbearing_quality:
             category="{analysis}",
             subcategory="Data quality",
         ),
-    log:
-        "results/logs/{analysis}/quality.log",
-    benchmark:
-        "results/benchmarks/{analysis}/quality.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     script:
         "../scripts/rederive/studies/cot_loadbearing/quality.py"
 
@@ -98,18 +62,6 @@ rule tabulate_cot_loadbearing_shares:
             subcategory="Tables",
         ),
         table2_tex="results/{analysis}/tables/table2_decoupling.tex",
-    log:
-        "results/logs/{analysis}/shares.log",
-    benchmark:
-        "results/benchmarks/{analysis}/shares.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         production=setting("production_variant"),
         n_boot=setting("bootstrap", "n_boot"),
@@ -158,18 +110,6 @@ rule tabulate_cot_loadbearing_gradients:
             subcategory="Gradients",
         ),
         subject_summary="results/{analysis}/tables/mmlu_subject_spread.csv",
-    log:
-        "results/logs/{analysis}/gradients.log",
-    benchmark:
-        "results/benchmarks/{analysis}/gradients.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(900, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         production=setting("production_variant"),
         n_boot=setting("bootstrap", "n_boot"),
@@ -204,18 +144,6 @@ rule tabulate_cot_loadbearing_labelling:
             subcategory="Labelling",
         ),
         judge_summary="results/{analysis}/tables/judge_sensitivity_summary.csv",
-    log:
-        "results/logs/{analysis}/labelling.log",
-    benchmark:
-        "results/benchmarks/{analysis}/labelling.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         production=setting("production_variant"),
     script:
@@ -233,18 +161,6 @@ rule fit_cot_loadbearing_ordinal:
             subcategory="Tables",
         ),
         table_tex="results/{analysis}/tables/table5_deviance.tex",
-    log:
-        "results/logs/{analysis}/ordinal.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ordinal.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(1200, 60),
-        runtime=job_runtime(60, 2),
     params:
         production=setting("production_variant"),
         pool_model=setting("main_model"),
@@ -289,18 +205,6 @@ rule plot_cot_loadbearing_figures:
             subcategory="Figures",
         ),
         judge_pdf="results/{analysis}/figures/judge_sensitivity.pdf",
-    log:
-        "results/logs/{analysis}/figures.log",
-    benchmark:
-        "results/benchmarks/{analysis}/figures.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
         main_model=setting("main_model"),
@@ -329,18 +233,6 @@ rule check_cot_loadbearing_published:
             subcategory="Published check",
         ),
         md="results/{analysis}/check/published_check.md",
-    log:
-        "results/logs/{analysis}/check.log",
-    benchmark:
-        "results/benchmarks/{analysis}/check.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         power=setting("power"),
         simulated=is_simulated,
@@ -362,18 +254,6 @@ rule estimate_cot_loadbearing_power:
             subcategory="Power",
         ),
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    log:
-        "results/logs/{analysis}/power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/power.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("cot_loadbearing"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         power=setting("power"),
         fdr_q=setting("fdr_q"),
@@ -385,6 +265,7 @@ rule estimate_cot_loadbearing_power:
 
 register_kind(
     "cot_loadbearing",
+    headline=HeadlineSpec(table="table1_main", ranks_models=False),
     runs=cot_loadbearing_runs,
     targets=cot_loadbearing_targets,
     power_title="CoT load-bearing, numeric vs text perturbation",
@@ -392,5 +273,41 @@ register_kind(
     layout=paper_layout(
         ["baselines.csv"],
         "baselines.csv and runs/<model>.jsonl (optional: published/*.csv)",
+    ),
+)
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    ingest_cot_loadbearing_batch=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5, largest_input=True
+    ),
+    build_cot_loadbearing_warehouse=job_size(
+        500, 10, mem_per_input_mb=100, runtime_per_input_mb=0.2
+    ),
+    tabulate_cot_loadbearing_quality=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_cot_loadbearing_shares=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_cot_loadbearing_gradients=job_size(
+        900, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_cot_loadbearing_labelling=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    fit_cot_loadbearing_ordinal=job_size(
+        1200, 60, mem_per_input_mb=60, runtime_per_input_mb=2
+    ),
+    plot_cot_loadbearing_figures=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    check_cot_loadbearing_published=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    estimate_cot_loadbearing_power=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
     ),
 )

@@ -16,18 +16,6 @@ rule plot_power:
             subcategory="Power",
         ),
         pdf="results/{analysis}/figures/power_mde.pdf",
-    log:
-        "results/logs/{analysis}/plot_power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_power.tsv"
-    wildcard_constraints:
-        analysis=built_analyses(),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500),
-        runtime=job_runtime(10),
     params:
         title=power_title,
         note=power_note,
@@ -35,3 +23,10 @@ rule plot_power:
         unit=power_unit,
     script:
         "../scripts/rederive/plots/power.py"
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    plot_power=job_size(500, 10),
+)

@@ -11,18 +11,6 @@ rule ingest_salitrap_items:
         items_jsonl=raw_file("items.jsonl"),
     output:
         item_table="results/{analysis}/items.parquet",
-    log:
-        "results/logs/{analysis}/ingest_items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest_items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         dimensions=setting("dimensions"),
     script:
@@ -35,18 +23,6 @@ rule ingest_salitrap_batch:
         item_table="results/{analysis}/items.parquet",
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
-    log:
-        "results/logs/{analysis}/ingest/{batch}.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20, largest_input=True),
-        runtime=job_runtime(10, 0.5),
     params:
         raw_dir=raw_root,
         runs=batch_runs,
@@ -65,18 +41,6 @@ rule build_salitrap_warehouse:
         models=optional_raw_file("models.csv"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
-    log:
-        "results/logs/{analysis}/warehouse.log",
-    benchmark:
-        "results/benchmarks/{analysis}/warehouse.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 100),
-        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/salitrap/warehouse.py"
 
@@ -112,18 +76,6 @@ rule tabulate_salitrap_main:
             category="{analysis}",
             subcategory="Data quality",
         ),
-    log:
-        "results/logs/{analysis}/tabulate_main.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_main.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         dimensions=setting("dimensions"),
         bootstrap=setting("bootstrap"),
@@ -157,18 +109,6 @@ rule check_salitrap_published:
             subcategory="Published check",
         ),
         md="results/{analysis}/check/published_check.md",
-    log:
-        "results/logs/{analysis}/check_published.log",
-    benchmark:
-        "results/benchmarks/{analysis}/check_published.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         power=setting("power"),
         published_dir=published_dir,
@@ -189,18 +129,6 @@ rule tabulate_salitrap_liberation:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/table6_liberation.tex",
-    log:
-        "results/logs/{analysis}/tabulate_liberation.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_liberation.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         dimensions=setting("dimensions"),
         conditions=setting("liberation", "conditions"),
@@ -224,18 +152,6 @@ rule tabulate_salitrap_interventions:
             subcategory="Tables",
         ),
         tex="results/{analysis}/tables/table7_interventions.tex",
-    log:
-        "results/logs/{analysis}/tabulate_interventions.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_interventions.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         conditions=setting("interventions", "conditions"),
         metrics=setting("metrics"),
@@ -262,18 +178,6 @@ rule analyse_salitrap_density:
             category="{analysis}",
             subcategory="Distractor density",
         ),
-    log:
-        "results/logs/{analysis}/analyse_density.log",
-    benchmark:
-        "results/benchmarks/{analysis}/analyse_density.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         dimensions=setting("dimensions"),
         metrics=setting("metrics"),
@@ -303,18 +207,6 @@ rule compare_salitrap_models:
             subcategory="Model comparisons",
         ),
         ranking_tex="results/{analysis}/tables/ranking.tex",
-    log:
-        "results/logs/{analysis}/compare_models.log",
-    benchmark:
-        "results/benchmarks/{analysis}/compare_models.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         metrics=setting("metrics"),
         q=setting("fdr_q"),
@@ -335,18 +227,6 @@ rule tabulate_salitrap_labels:
             category="{analysis}",
             subcategory="Overview",
         ),
-    log:
-        "results/logs/{analysis}/tabulate_labels.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_labels.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         metrics=setting("metrics"),
         valid_labels=setting("labels", "valid"),
@@ -373,18 +253,6 @@ rule plot_salitrap_density:
             subcategory="Distractor density",
         ),
         fig12_pdf="results/{analysis}/figures/fig12_density_by_dimension.pdf",
-    log:
-        "results/logs/{analysis}/plot_density.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_density.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -410,18 +278,6 @@ rule plot_salitrap_experiments:
             subcategory="Liberation and interventions",
         ),
         fig8_pdf="results/{analysis}/figures/fig8_interventions.pdf",
-    log:
-        "results/logs/{analysis}/plot_experiments.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_experiments.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -439,18 +295,6 @@ rule plot_salitrap_overview:
             subcategory="Overview",
         ),
         overview_pdf="results/{analysis}/figures/overview_labels.pdf",
-    log:
-        "results/logs/{analysis}/plot_overview.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_overview.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -488,18 +332,6 @@ rule analyse_salitrap_failure_sets:
             category="{analysis}",
             subcategory="Failure sets",
         ),
-    log:
-        "results/logs/{analysis}/analyse_failure_sets.log",
-    benchmark:
-        "results/benchmarks/{analysis}/analyse_failure_sets.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         metrics=setting("metrics"),
         linkage=setting("failure_sets", "linkage"),
@@ -539,18 +371,6 @@ rule plot_salitrap_failure_sets:
             subcategory="Failure sets",
         ),
         fig11_pdf="results/{analysis}/figures/fig11_jaccard.pdf",
-    log:
-        "results/logs/{analysis}/plot_failure_sets.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_failure_sets.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -575,20 +395,8 @@ rule fit_salitrap_irt:
         ),
         by_dimension="results/{analysis}/tables/irt_difficulty_by_dimension.csv",
         stats="results/{analysis}/tables/irt_statistics.csv",
-    log:
-        "results/logs/{analysis}/fit_irt.log",
-    benchmark:
-        "results/benchmarks/{analysis}/fit_irt.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
     # The longest chain of its study (fit, then figures): start it first.
     priority: 10
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(1200, 60),
-        runtime=job_runtime(60, 2),
     params:
         dimensions=setting("dimensions"),
         metrics=setting("metrics"),
@@ -626,18 +434,6 @@ rule analyse_salitrap_items:
             subcategory="Item analysis",
         ),
         md="results/{analysis}/tables/suspect_items.md",
-    log:
-        "results/logs/{analysis}/items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         metrics=setting("metrics"),
         settings=setting("item_analysis"),
@@ -661,18 +457,6 @@ rule plot_salitrap_items:
             subcategory="Item analysis",
         ),
         pdf="results/{analysis}/figures/suspect_items.pdf",
-    log:
-        "results/logs/{analysis}/plot_items.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_items.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 10),
-        runtime=job_runtime(10, 0.2),
     params:
         settings=setting("item_analysis"),
         item_column="item_id",
@@ -702,18 +486,6 @@ rule plot_salitrap_irt:
             subcategory="IRT",
         ),
         fig9_pdf="results/{analysis}/figures/fig9_naturalness_difficulty.pdf",
-    log:
-        "results/logs/{analysis}/plot_irt.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_irt.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
     script:
@@ -732,18 +504,6 @@ rule estimate_salitrap_power:
             subcategory="Power",
         ),
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    log:
-        "results/logs/{analysis}/power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/power.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("salitrap"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         power=setting("power"),
         fdr_q=setting("fdr_q"),
@@ -754,6 +514,7 @@ rule estimate_salitrap_power:
 
 register_kind(
     "salitrap",
+    headline=HeadlineSpec(score="tar", score_label="control TAR", unit="%"),
     runs=salitrap_runs,
     targets=salitrap_targets,
     power_title="SaliTrap model pairs (control TAR)",
@@ -761,5 +522,67 @@ register_kind(
     layout=paper_layout(
         ["items.jsonl"],
         "items.jsonl and runs/<run>.jsonl (optional: models.csv, published/*.csv)",
+    ),
+)
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    ingest_salitrap_items=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
+    ),
+    ingest_salitrap_batch=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5, largest_input=True
+    ),
+    build_salitrap_warehouse=job_size(
+        500, 10, mem_per_input_mb=100, runtime_per_input_mb=0.2
+    ),
+    tabulate_salitrap_main=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    check_salitrap_published=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_salitrap_liberation=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_salitrap_interventions=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    analyse_salitrap_density=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    compare_salitrap_models=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_salitrap_labels=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_salitrap_density=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    plot_salitrap_experiments=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    plot_salitrap_overview=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    analyse_salitrap_failure_sets=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_salitrap_failure_sets=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    fit_salitrap_irt=job_size(1200, 60, mem_per_input_mb=60, runtime_per_input_mb=2),
+    analyse_salitrap_items=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_salitrap_items=job_size(
+        500, 10, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    plot_salitrap_irt=job_size(600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2),
+    estimate_salitrap_power=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
     ),
 )

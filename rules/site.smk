@@ -19,17 +19,14 @@ rule build_site:
         provenance="results/summary/provenance.json",
     output:
         site=directory("results/site"),
-    log:
-        "results/logs/summary/site.log",
-    benchmark:
-        "results/benchmarks/summary/site.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300, 20),
-        runtime=job_runtime(5, 0.1),
     params:
         analyses=site_analyses,
     script:
         "../scripts/rederive/site/build.py"
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    build_site=job_size(300, 5, mem_per_input_mb=20, runtime_per_input_mb=0.1),
+)

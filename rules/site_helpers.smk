@@ -74,6 +74,7 @@ def site_analyses(wildcards):
             {
                 "name": name,
                 "kind": kind_of(name),
+                "headline": headline_of(name),
                 "label": label(w),
                 "simulated": is_simulated(w),
                 "data_note": data_note(w),

@@ -13,16 +13,6 @@ rule summarize_published_checks:
             category="Summary",
         ),
         md="results/summary/published_check.md",
-    log:
-        "results/logs/summary/published_check.log",
-    benchmark:
-        "results/benchmarks/summary/published_check.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300),
-        runtime=job_runtime(5),
     script:
         "../scripts/rederive/summary.py"
 
@@ -36,18 +26,16 @@ rule write_provenance:
             caption="report/provenance.rst",
             category="Summary",
         ),
-    log:
-        "results/logs/summary/provenance.log",
-    benchmark:
-        "results/benchmarks/summary/provenance.tsv"
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(300),
-        runtime=job_runtime(5, 0.05),
     params:
         analyses=lambda w: {name: ANALYSES[name] for name in BUILD},
         settings=lambda w: {k: v for k, v in config.items() if k != "analyses"},
     script:
         "../scripts/rederive/provenance.py"
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    summarize_published_checks=job_size(300, 5),
+    write_provenance=job_size(300, 5, runtime_per_input_mb=0.05),
+)

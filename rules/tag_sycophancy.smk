@@ -12,18 +12,6 @@ rule ingest_tag_sycophancy_batch:
         item_file=raw_file("items.jsonl"),
     output:
         ingested=directory("results/{analysis}/ingested/{batch}"),
-    log:
-        "results/logs/{analysis}/ingest/{batch}.log",
-    benchmark:
-        "results/benchmarks/{analysis}/ingest/{batch}.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(400, 20, largest_input=True),
-        runtime=job_runtime(10, 0.5),
     params:
         raw_dir=raw_root,
         runs=batch_runs,
@@ -41,18 +29,6 @@ rule build_tag_sycophancy_warehouse:
         models=optional_raw_file("models.csv"),
     output:
         db="results/{analysis}/{analysis}.duckdb",
-    log:
-        "results/logs/{analysis}/warehouse.log",
-    benchmark:
-        "results/benchmarks/{analysis}/warehouse.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 100),
-        runtime=job_runtime(10, 0.2),
     script:
         "../scripts/rederive/studies/tag_sycophancy/warehouse.py"
 
@@ -67,18 +43,6 @@ rule tabulate_tag_sycophancy_effects:
             "results/{analysis}/tables/arm_effects.csv", "arm_effects"
         ),
         cells="results/{analysis}/tables/cell_counts.csv",
-    log:
-        "results/logs/{analysis}/tabulate_effects.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_effects.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         arms=setting("arms"),
         n_boot=setting("bootstrap", "n_boot"),
@@ -116,18 +80,6 @@ rule tabulate_tag_sycophancy_panel:
         summary=tagsyc_report(
             "results/{analysis}/tables/panel_summary.csv", "panel_summary"
         ),
-    log:
-        "results/logs/{analysis}/tabulate_panel.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_panel.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         q=setting("fdr_q"),
         rubber_stamp_threshold=setting("rubber_stamp_threshold"),
@@ -147,18 +99,6 @@ rule tabulate_tag_sycophancy_audit:
         quality=tagsyc_report(
             "results/{analysis}/tables/data_quality.csv", "data_quality"
         ),
-    log:
-        "results/logs/{analysis}/tabulate_audit.log",
-    benchmark:
-        "results/benchmarks/{analysis}/tabulate_audit.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         endorse=setting("labelling", "endorse"),
         reject=setting("labelling", "reject"),
@@ -180,18 +120,6 @@ rule plot_tag_sycophancy_figures:
             for n in TAGSYC_FIGURE_NAMES
         ],
         pdfs=[f"results/{{analysis}}/figures/{n}.pdf" for n in TAGSYC_FIGURE_NAMES],
-    log:
-        "results/logs/{analysis}/plot_figures.log",
-    benchmark:
-        "results/benchmarks/{analysis}/plot_figures.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 10),
-        runtime=job_runtime(15, 0.2),
     params:
         simulated=is_simulated,
         level=setting("bootstrap", "level"),
@@ -210,18 +138,6 @@ rule check_tag_sycophancy_published:
     output:
         csv=tagsyc_report("results/{analysis}/check/published_check.csv", "check"),
         md="results/{analysis}/check/published_check.md",
-    log:
-        "results/logs/{analysis}/check_published.log",
-    benchmark:
-        "results/benchmarks/{analysis}/check_published.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(600, 60),
-        runtime=job_runtime(15, 0.5),
     params:
         power=setting("power"),
         published_dir=published_dir,
@@ -245,18 +161,6 @@ rule estimate_tag_sycophancy_power:
             subcategory="Power",
         ),
         curve="results/{analysis}/tables/power_mde_curve.csv",
-    log:
-        "results/logs/{analysis}/power.log",
-    benchmark:
-        "results/benchmarks/{analysis}/power.tsv"
-    wildcard_constraints:
-        analysis=analyses_of("tag_sycophancy"),
-    conda:
-        CONDA_ENV
-    threads: 1
-    resources:
-        mem_mb=job_mem_mb(500, 20),
-        runtime=job_runtime(10, 0.5),
     params:
         power=setting("power"),
         fdr_q=setting("fdr_q"),
@@ -266,6 +170,7 @@ rule estimate_tag_sycophancy_power:
 
 register_kind(
     "tag_sycophancy",
+    headline=HeadlineSpec(table="tag_effects", ranks_models=False),
     runs=tag_sycophancy_runs,
     targets=tag_sycophancy_targets,
     power_title="Tag sycophancy, per-model tag effect",
@@ -273,5 +178,35 @@ register_kind(
     layout=paper_layout(
         ["items.jsonl"],
         "items.jsonl and runs/<model>.jsonl (optional: models.csv, published/*.csv)",
+    ),
+)
+
+
+# What each job asks a scheduler for (rules/common.smk: job_size): memory (MB)
+# and runtime (min) bases, their growth per MB of input, from results/benchmarks/.
+size_jobs(
+    ingest_tag_sycophancy_batch=job_size(
+        400, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5, largest_input=True
+    ),
+    build_tag_sycophancy_warehouse=job_size(
+        500, 10, mem_per_input_mb=100, runtime_per_input_mb=0.2
+    ),
+    tabulate_tag_sycophancy_effects=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_tag_sycophancy_panel=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    tabulate_tag_sycophancy_audit=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_tag_sycophancy_figures=job_size(
+        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    ),
+    check_tag_sycophancy_published=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    estimate_tag_sycophancy_power=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
     ),
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rederive.analyses import ConfigError, fill_defaults, load_schema, resolve
+from rederive.analyses import ConfigError, fill_defaults, kind_names, load_schema, resolve
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "config" / "schemas"
@@ -19,8 +19,7 @@ def bundled_config() -> dict:
 
 
 def kind_enum() -> list[str]:
-    schema = load_schema(SCHEMAS / "config.schema.yaml")
-    return schema["properties"]["analyses"]["additionalProperties"]["properties"]["kind"]["enum"]
+    return kind_names(SCHEMAS)
 
 
 def test_bundled_config_resolves_to_the_five_analyses_in_order():
@@ -101,23 +100,29 @@ def test_config_mistakes_are_named(config, message):
         resolve(config, SCHEMAS, kind_enum())
 
 
-def test_registry_schema_enum_and_contributing_agree():
-    # The rule files register themselves (register_kind); the schema's enum is
-    # what the config may name; CONTRIBUTING.md's table is what a contributor reads.
+def test_every_kind_with_a_schema_registers_its_rules_and_owns_its_files():
+    # A kind is its files: the schema (which makes it a kind), its rules, which
+    # register it, its defaults, library, captions, docs page and tests. No list
+    # of kinds is written elsewhere; docs/index.md has one row per kind.
+    kinds = kind_enum()
+    assert kinds == sorted(KINDS)
     registered = sorted(
         re.search(r'register_kind\(\s*"(\w+)"', path.read_text()).group(1)
         for path in (REPO / "rules").glob("*.smk")
         if "register_kind(" in path.read_text() and path.name != "common.smk"
     )
-    snakefile = (REPO / "Snakefile").read_text()
-    included = sorted(re.findall(r'include: "rules/(\w+)\.smk"', snakefile))
-    assert sorted(kind_enum()) == registered
-    assert set(registered) <= set(included)
-    contributing = (REPO / "CONTRIBUTING.md").read_text()
-    section = contributing.split("## Kinds", 1)[1].split("\n## ", 1)[0]
-    listed = sorted(re.findall(r"^\| `(\w+)` \|", section, re.M))
-    assert listed == registered
-    for kind in registered:
-        assert (SCHEMAS / f"{kind}.schema.yaml").is_file()
+    assert registered == kinds
+    index = (REPO / "docs" / "index.md").read_text()
+    for kind in kinds:
+        assert (REPO / "rules" / f"{kind}.smk").is_file()
         assert (REPO / "config" / "kinds" / f"{kind}.yaml").is_file()
         assert (REPO / "scripts" / "rederive" / "studies" / kind).is_dir()
+        assert (REPO / "rules" / "report" / kind).is_dir()
+        assert (REPO / "docs" / "kinds" / f"{kind}.md").is_file()
+        assert f"[kinds/{kind}.md](kinds/{kind}.md)" in index, kind
+
+
+def test_a_kind_the_workflow_does_not_have_is_named_with_the_kinds_it_has():
+    config = {"analyses": {"x": {"kind": "benchmarks", "raw_dir": "."}}}
+    with pytest.raises(ConfigError, match="'benchmarks' is not a kind; the kinds are bench"):
+        resolve(config, SCHEMAS, kind_enum())

@@ -88,6 +88,22 @@ def check_size(config: Any, limit: int = MAX_CONFIG_VALUES) -> None:
             stack.extend((item, path) for item in node)
 
 
+#: Schemas in config/schemas/ that are not a kind's.
+NOT_KINDS = ("config", "shared")
+
+
+def kind_names(schema_dir: str | Path) -> list[str]:
+    """The kinds the workflow has: one per ``config/schemas/<kind>.schema.yaml``
+    (besides the global and shared schemas), sorted. Adding a kind adds its
+    schema and its ``rules/<kind>.smk``; no list of kinds is written anywhere."""
+    names = []
+    for path in sorted(Path(schema_dir).glob("*.schema.yaml")):
+        name = path.name[: -len(".schema.yaml")]
+        if name not in NOT_KINDS:
+            names.append(name)
+    return names
+
+
 def load_schema(path: str | Path) -> dict:
     """Load a YAML JSON Schema with references into the shared schema inlined.
 
@@ -100,7 +116,26 @@ def load_schema(path: str | Path) -> dict:
     schema = yaml.safe_load(path.read_text())
     shared_path = path.with_name(SHARED_SCHEMA)
     shared = yaml.safe_load(shared_path.read_text()) if shared_path.exists() else {}
-    return _inline(schema, shared)
+    return _with_formats(_inline(schema, shared))
+
+
+def _with_formats(schema: dict) -> dict:
+    """Lay in the options of the input formats a kind reads: ``x-formats`` names
+    a format registry (:mod:`rederive.io.plugins`), whose ``inputs`` block and
+    per-format ``OPTIONS`` go in right after ``raw_dir``."""
+    registry = schema.get("x-formats") if isinstance(schema, dict) else None
+    if not registry:
+        return schema
+    import importlib
+
+    pieces = importlib.import_module(registry).schema_properties()
+    properties = {}
+    for key, value in schema.get("properties", {}).items():
+        properties[key] = value
+        if key == "raw_dir":
+            properties.update({k: v for k, v in pieces.items() if k not in schema["properties"]})
+    properties.update({k: v for k, v in pieces.items() if k not in properties})
+    return {**schema, "properties": properties}
 
 
 def _inline(node: Any, shared: dict) -> Any:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from rederive.analyses import ConfigError, load_schema, resolve
+from rederive.analyses import ConfigError, kind_names, resolve
 from rederive.changes.package import FORMAT, VERSION, PackageError, list_raw_files, write_package
 from rederive.changes.snapshots import FolderSnapshot
 from rederive.io.content_keys import CACHE_FILE, ContentKeys
@@ -55,11 +55,8 @@ def load_config(configfiles) -> dict:
 
 
 def resolve_analysis(name: str, configfiles) -> dict:
-    kinds = load_schema(SCHEMA_DIR / "config.schema.yaml")["properties"]["analyses"][
-        "additionalProperties"
-    ]["properties"]["kind"]["enum"]
     try:
-        analyses, _ = resolve(load_config(configfiles), SCHEMA_DIR, kinds)
+        analyses, _ = resolve(load_config(configfiles), SCHEMA_DIR, kind_names(SCHEMA_DIR))
     except ConfigError as exc:
         raise PackageError(f"config: {exc}") from None
     if name not in analyses:

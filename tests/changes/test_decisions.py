@@ -3,13 +3,19 @@
 from rederive.changes.decisions import flipped_decisions
 from rederive.changes.tables import compare_tables
 from rederive.io.csv_text import parse_table
+from rederive.site.layout import HeadlineSpec
+
+HEADLINES = {
+    "benchmark": HeadlineSpec(score="accuracy_pct", score_label="accuracy", unit="%"),
+    "tag_sycophancy": HeadlineSpec(table="tag_effects", ranks_models=False),
+}
 
 
 def flips(kind, old: dict, new: dict):
     old = {k: parse_table(v) for k, v in old.items()}
     new = {k: parse_table(v) for k, v in new.items()}
     diffs = {k: compare_tables(k, old[k], new[k]) for k in old.keys() & new.keys()}
-    return flipped_decisions(kind, diffs, old, new)
+    return flipped_decisions(HEADLINES[kind], diffs, old, new)
 
 
 PAIRWISE_OLD = (

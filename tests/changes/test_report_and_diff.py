@@ -24,6 +24,7 @@ def manifest(run_sha="r1", n_boot=10):
         "runs": {"m": {"sha256": run_sha, "files": {"long/m.csv": run_sha}}},
         "inputs": {},
         "code": {"commit": "c1", "dirty": False, "library": "lib", "lock": "l"},
+        "headline": {"table": "ranking", "score": "accuracy_pct"},
     }
 
 

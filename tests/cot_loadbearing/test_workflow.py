@@ -148,5 +148,8 @@ def test_broken_input_is_a_short_message(tmp_path):
     assert proc.returncode != 0
     message = proc.stderr
     assert "m.jsonl:2" in message and "field 'position'" in message
-    log = tmp_path / f"results/logs/cot_loadbearing/ingest/{batch_of('m', 8)}.log"
+    log = (
+        tmp_path
+        / f"results/logs/cot_loadbearing/ingest_cot_loadbearing_batch/{batch_of('m', 8)}.log"
+    )
     assert "run m: " in log.read_text() and "Traceback" not in log.read_text()

@@ -99,11 +99,9 @@ def _columns(decision: str, columns, name: str, diff) -> list[Decision]:
     ]
 
 
-def _headline(kind: str, old: Table | None, new: Table | None) -> list[Decision]:
+def _headline(spec, old: Table | None, new: Table | None) -> list[Decision]:
     from rederive.site.headline import read_headline
-    from rederive.site.layout import headline_spec
 
-    spec = headline_spec(kind)
     before, after = read_headline(old, spec), read_headline(new, spec)
     if before.top == after.top:
         return []
@@ -121,14 +119,15 @@ def _headline(kind: str, old: Table | None, new: Table | None) -> list[Decision]
 
 
 def flipped_decisions(
-    kind: str, diffs: dict, old: dict[str, Table], new: dict[str, Table]
+    headline, diffs: dict, old: dict[str, Table], new: dict[str, Table]
 ) -> list[Decision]:
     """Every decision that differs between two builds' tables.
 
     Parameters
     ----------
-    kind : str
-        The analysis's kind (which table holds its headline).
+    headline : rederive.site.layout.HeadlineSpec or None
+        The analysis's headline table, as its kind registered it (None: no
+        headline decision).
     diffs : dict of str to TableDiff
         :func:`rederive.changes.tables.compare_tables` of every table in both
         builds, by path under ``results/<name>/`` (``tables/ranking.csv``,
@@ -142,8 +141,6 @@ def flipped_decisions(
         In table order, then decision order; one decision repeated in several
         tables once, naming the others.
     """
-    from rederive.site.layout import headline_spec
-
     out: list[Decision] = []
     for name in sorted(diffs):
         diff = diffs[name]
@@ -170,9 +167,9 @@ def flipped_decisions(
         out += _columns("tie group", TIE_GROUPS, name, diff)
         out += _columns("class", CLASSES, name, diff)
         out += _columns("flag", FLAGS, name, diff)
-    headline = f"tables/{headline_spec(kind).table}.csv"
-    if headline in old or headline in new:
-        out += _headline(kind, old.get(headline), new.get(headline))
+    table = f"tables/{headline.table}.csv" if headline is not None else None
+    if table in old or table in new:
+        out += _headline(headline, old.get(table), new.get(table))
     return _merge_repeats(out)
 
 

@@ -49,6 +49,7 @@ def build_manifest(
     run_files: dict[str, list[str]],
     file_hashes: dict[str, str],
     code: dict,
+    headline: dict | None = None,
 ) -> dict:
     """The manifest of one build.
 
@@ -67,6 +68,9 @@ def build_manifest(
     code : dict
         ``commit``, ``dirty``, ``library`` (hash of the kind's library code) and
         ``lock`` (SHA-256 of the lock file).
+    headline : dict, optional
+        The kind's headline table (``HeadlineSpec`` as a dict), so that a later
+        comparison reads the top model from the right table.
     """
     root = Path(raw_dir)
 
@@ -90,6 +94,7 @@ def build_manifest(
         "runs": runs,
         "inputs": {p: sha for p, sha in sorted(hashes.items()) if p not in in_runs},
         "code": dict(code),
+        "headline": dict(headline) if headline else None,
     }
 
 

@@ -94,6 +94,7 @@ def main(snakemake):
         run_files={run: list(files) for run, files in dict(params.run_files).items()},
         file_hashes=input_hashes(snakemake.input.raw),
         code=code_state(params.code_version),
+        headline=dict(params.headline),
     )
     report, history = record_build(
         analysis=analysis,

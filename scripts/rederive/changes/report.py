@@ -440,6 +440,9 @@ def compare_snapshots(
     tolerance : float
         Two numeric cells within this absolute difference agree (0: the
         printed text must be equal).
+
+    The top model is compared in the headline table the newer build's
+    manifest names (its kind's ``headline``), when a manifest says it.
     """
     manifest_new = new.manifest or {}
     report = ChangeReport(
@@ -475,8 +478,18 @@ def compare_snapshots(
             report.diffs[path] = diff
     if tolerance > 0:
         report.other_changed = [p for p in report.other_changed if not _text_twin_agrees(p, report)]
-    report.decisions = flipped_decisions(kind, report.diffs, old_tables, new_tables)
+    report.decisions = flipped_decisions(
+        headline_from(new.manifest or old.manifest), report.diffs, old_tables, new_tables
+    )
     return report
+
+
+def headline_from(manifest: dict | None):
+    """The headline table a manifest records (None when it records none)."""
+    from rederive.site.layout import HeadlineSpec
+
+    spec = (manifest or {}).get("headline")
+    return HeadlineSpec(**spec) if spec else None
 
 
 def _text_twin_agrees(path: str, report: ChangeReport) -> bool:

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from rederive.errors import InputError
 from rederive.site.captions import render_caption
 from rederive.site.headline import read_headline
-from rederive.site.layout import HEADLINE, anchor, arrange, headline_spec, section_title
+from rederive.site.layout import HEADLINE, HeadlineSpec, anchor, arrange, section_title
 from rederive.site.tables import (
     INLINE_ROWS,
     Table,
@@ -107,7 +107,7 @@ def provenance_record(prov: dict, name: str) -> dict | None:
 def analysis_page(entry: dict, prov: dict) -> dict:
     """Everything one analysis page (and its index row) shows."""
     name = entry["name"]
-    spec = headline_spec(entry["kind"])
+    spec = HeadlineSpec(**entry["headline"])
     sections = arrange(list(entry["outputs"]), dict(entry.get("reports", {})), spec.table)
     headline_table = None
     check_counts, check_note = [], ""

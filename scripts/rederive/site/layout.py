@@ -3,9 +3,9 @@
 Outputs are discovered from what the workflow declares (the site rule's
 inputs), not listed here: a table or figure goes to the section its
 ``report(..., subcategory=...)`` names, check files to the published check,
-and anything without a report entry to "More tables" or "Downloads". The map
-below only orders sections and names each kind's headline table, so a new kind
-gets a page without a change here.
+and anything without a report entry to "More tables" or "Downloads". Each kind
+names its headline table when it registers (``register_kind(headline=...)``),
+so a new kind gets a page without a change here.
 """
 
 from __future__ import annotations
@@ -58,21 +58,6 @@ class HeadlineSpec:
     score_label: str = ""
     unit: str = ""
     ranks_models: bool = True
-
-
-HEADLINES = {
-    "benchmark": HeadlineSpec(
-        score="accuracy_pct", low="ci_low_pct", high="ci_high_pct", score_label="accuracy", unit="%"
-    ),
-    "salitrap": HeadlineSpec(score="tar", score_label="control TAR", unit="%"),
-    "bias_awareness": HeadlineSpec(table="main", ranks_models=False),
-    "cot_loadbearing": HeadlineSpec(table="table1_main", ranks_models=False),
-    "tag_sycophancy": HeadlineSpec(table="tag_effects", ranks_models=False),
-}
-
-
-def headline_spec(kind: str) -> HeadlineSpec:
-    return HEADLINES.get(kind, HeadlineSpec())
 
 
 @dataclass

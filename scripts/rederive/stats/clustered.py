@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from rederive.stats.bootstrap import RatioBootstrap, sum_by_cluster
+from rederive.stats.distributions import t_ppf, t_sf
 
 #: ``ci_method`` / ``p_method`` wording, shared so the tables say the same thing.
 T_METHOD = "clustered SE (C/(C-1)), t with C-1 df"
@@ -200,7 +200,7 @@ def t_interval(estimate, se, n_clusters, level: float = 0.95) -> tuple[np.ndarra
     se = np.asarray(se, dtype=float)
     df = np.asarray(n_clusters, dtype=float) - 1.0
     with np.errstate(invalid="ignore"):
-        half = stats.t.ppf(0.5 + level / 2.0, np.where(df >= 1, df, np.nan)) * se
+        half = t_ppf(0.5 + level / 2.0, np.where(df >= 1, df, np.nan)) * se
     return est - half, est + half
 
 
@@ -233,7 +233,7 @@ def clustered_wilson(
     df = np.asarray(n_clusters, dtype=float) - 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         n_eff = np.where(se > 0, np.minimum(n, p * (1 - p) / se**2), n)
-        crit = stats.t.ppf(0.5 + level / 2.0, np.where(df >= 1, df, np.nan))
+        crit = t_ppf(0.5 + level / 2.0, np.where(df >= 1, df, np.nan))
         z2 = crit**2
         centre = (p + z2 / (2 * n_eff)) / (1 + z2 / n_eff)
         half = crit * np.sqrt(p * (1 - p) / n_eff + z2 / (4 * n_eff**2)) / (1 + z2 / n_eff)
@@ -256,7 +256,7 @@ def t_pvalue(estimate, se, n_clusters) -> np.ndarray:
     df = np.asarray(n_clusters, dtype=float) - 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.abs(est) / se
-        p = 2.0 * stats.t.sf(t, np.where(df >= 1, df, np.nan))
+        p = 2.0 * t_sf(t, np.where(df >= 1, df, np.nan))
     p = np.where(se == 0, np.where(est == 0, 1.0, 0.0), p)
     return np.where(np.isnan(est) | np.isnan(se), np.nan, p)
 
@@ -272,6 +272,8 @@ def mcnemar_exact(a_only, b_only) -> np.ndarray:
     a = np.asarray(a_only, dtype=float)
     b = np.asarray(b_only, dtype=float)
     n = a + b
+    from scipy import stats  # only the exact McNemar test needs scipy.stats' binomial
+
     p = 2.0 * stats.binom.cdf(np.minimum(a, b), n, 0.5)
     return np.where(n == 0, 1.0, np.minimum(p, 1.0))
 

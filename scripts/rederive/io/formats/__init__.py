@@ -4,6 +4,9 @@ Each module (``matrix``, ``long``, ``lm_eval``, …) defines
 
 * ``NAME``: its key under an analysis's ``inputs:`` and its run-id prefix;
 * ``DESCRIPTION``: one line, for docs and messages;
+* ``ORDER``: where it comes among the formats (searched, listed);
+* ``OPTIONS`` (optional): the JSON Schema of its options block under an
+  analysis (``lm_eval: {filter: …}``), laid into the kind's schema;
 * ``find_runs(folder) -> [(name, path)]``: the runs of a folder given to it;
 * ``detect(path) -> bool``: does this file or folder look like one of its runs
   (cheap: reads a few KB at most), used by ``inputs: {auto: <folder>}``;
@@ -14,7 +17,8 @@ Each module (``matrix``, ``long``, ``lm_eval``, …) defines
   ingest writes the empty reported file without calling ``reported`` (per run,
   building its empty frame cost as much as reading a 30,000-row Parquet file).
 
-A new format is one module, its tests, and one line in :data:`FORMATS`.
+A new format is one module and its tests: :mod:`rederive.io.plugins` finds it
+by its file, its ``ORDER`` places it, its ``OPTIONS`` become the kind's schema.
 
 Auto mode (:func:`find_auto_runs`) walks a folder of mixed outputs: a folder that
 one format detects as a run (an lm-eval model folder) is one run and is not
@@ -29,38 +33,21 @@ from pathlib import Path
 from types import ModuleType
 
 from rederive.errors import InputError, relpath
-from rederive.io.formats import (
-    eval_arena,
-    evalplus,
-    every_eval_ever,
-    helm,
-    inspect,
-    lighteval,
-    lm_eval,
-    long,
-    matrix,
-    opencompass,
-    swebench,
-)
+from rederive.io import plugins
 
-#: Every registered format, in the order their folders are searched.
-FORMATS: tuple[ModuleType, ...] = (
-    matrix,
-    long,
-    lm_eval,
-    inspect,
-    swebench,
-    every_eval_ever,
-    eval_arena,
-    helm,
-    evalplus,
-    lighteval,
-    opencompass,
-)
+#: Every format module of this package, in the order their folders are searched
+#: (their ``ORDER``; rederive.io.plugins).
+FORMATS: tuple[ModuleType, ...] = plugins.discover(__name__)
 
 AUTO = "auto"
 
 REPORTED_COLUMNS = ["model", "task", "metric", "filter", "value", "file"]
+
+
+def schema_properties() -> dict:
+    """The benchmark schema's ``inputs`` block and every format's ``OPTIONS``
+    (``x-formats: rederive.io.formats`` in config/schemas/benchmark.schema.yaml)."""
+    return plugins.schema_properties(FORMATS, AUTO)
 
 
 def names() -> tuple[str, ...]:

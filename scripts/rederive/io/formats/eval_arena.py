@@ -27,6 +27,8 @@ from rederive.io.tabular import count_score, frame_from_records, graded_row, par
 from rederive.lazy import pandas as pd
 
 NAME = "eval_arena"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 70
 DESCRIPTION = "eval-arena example-level JSONL: benchmark_id, model, example_id, pass1 (+ count)"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = ("benchmark_id", "model", "example_id", "pass1")

@@ -57,6 +57,27 @@ from rederive.io.tabular import frame_from_records, graded_row
 from rederive.lazy import pandas as pd
 
 NAME = "evalplus"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 90
+
+#: The JSON Schema of its options, ``evalplus:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "tests": {
+            "description": "Test sets read as tasks -- base (the original tests, "
+            "task <dataset>) and plus (base and extra tests both "
+            "pass, task <dataset>+).",
+            "type": "array",
+            "items": {"enum": ["base", "plus"]},
+            "minItems": 1,
+            "uniqueItems": True,
+            "default": ["base", "plus"],
+        }
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "evalplus evaluate results (*eval_results.json: base and plus tests per sample)"
 
 RESULTS_RE = re.compile(r"^(?:(?P<model>.+?)[._])?eval_results\.json$")

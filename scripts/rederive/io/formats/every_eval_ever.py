@@ -35,6 +35,23 @@ from rederive.io.tabular import count_score, frame_from_records, graded_row, par
 from rederive.lazy import pandas as pd
 
 NAME = "every_eval_ever"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 60
+
+#: The JSON Schema of its options, ``every_eval_ever:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "score": {
+            "description": "Field of each instance's evaluation object graded -- "
+            "is_correct (boolean) or score (must lie in [0, 1]).",
+            "enum": ["is_correct", "score"],
+            "default": "is_correct",
+        }
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "Every Eval Ever instance-level <uuid>_samples.jsonl (schema_version 0.3.x)"
 SUFFIX = "_samples.jsonl"
 REQUIRED = ("schema_version", "model_id", "evaluation_name", "sample_id", "evaluation")

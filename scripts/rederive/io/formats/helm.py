@@ -60,6 +60,43 @@ from rederive.io.tabular import frame_from_records, graded_row, parse_correct
 from rederive.lazy import pandas as pd
 
 NAME = "helm"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 80
+
+#: The JSON Schema of its options, ``helm:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "metrics": {
+            "description": "Per-instance stats to score by, first one the run "
+            "has wins (null = the main metric of the run's "
+            "group in the suite's schema.json, else exact_match "
+            "then quasi_exact_match).",
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "minItems": 1,
+            "default": None,
+        },
+        "split": {
+            "description": "Evaluation split read (null = the schema's "
+            "main_split, else test); instances of other splits "
+            "are counted exclusions.",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "perturbations": {
+            "description": "Perturbed copies of instances "
+            "(data_augmentation) -- exclude (counted "
+            "exclusions; HELM's headline is on the "
+            "originals) or tasks (each perturbation its "
+            "own task).",
+            "enum": ["exclude", "tasks"],
+            "default": "exclude",
+        },
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "HELM run folders (benchmark_output/runs/<suite>/<run>/per_instance_stats.json)"
 
 DEFAULT_METRICS = ("exact_match", "quasi_exact_match")

@@ -11,6 +11,34 @@ from rederive.io.zipread import ZipLimits
 from rederive.lazy import pandas as pd
 
 NAME = "inspect"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 40
+
+#: The JSON Schema of its options, ``inspect:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "scorer": {
+            "description": "Inspect scorer to use (null = the only scorer of each sample).",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "category_field": {
+            "description": "sample.metadata key with the item category (null = none).",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "reducer": {
+            "description": "Epochs reducer to honour (null = the log's only "
+            "one); a reducer other than mean uses the log's "
+            "reductions.",
+            "type": ["string", "null"],
+            "default": None,
+        },
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "Inspect logs (.eval zips or .json), one task × model each"
 # Files Inspect writes into a log folder that are not logs (inspect_ai/log/_file.py,
 # _eval/evalset.py).

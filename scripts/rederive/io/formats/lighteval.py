@@ -54,6 +54,26 @@ from rederive.io.tabular import frame_from_records, graded_row, parse_correct
 from rederive.lazy import pandas as pd
 
 NAME = "lighteval"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 100
+
+#: The JSON Schema of its options, ``lighteval:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "metrics": {
+            "description": "Sample-level metrics to score by, first one a task "
+            "logs wins (null = the task's only metric; a task "
+            "with several is refused).",
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "minItems": 1,
+            "default": None,
+        }
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "lighteval --save-details output (details/<model>/<ts>/details_<task>_<ts>.parquet)"
 
 STAMP = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"

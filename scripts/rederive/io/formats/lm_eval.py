@@ -15,6 +15,31 @@ from rederive.io.run_files import refuse_compressed
 from rederive.lazy import pandas as pd
 
 NAME = "lm_eval"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 30
+
+#: The JSON Schema of its options, ``lm_eval:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "filter": {
+            "description": "lm-eval filter to score (null = the only filter of each file).",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "metrics": {
+            "description": "Per-sample metrics to score by, first present in a "
+            "line wins (acc before acc_norm where a task logs "
+            "both).",
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "default": ["acc", "acc_norm", "exact_match", "prompt_level_strict_acc"],
+        },
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = (
     "lm-evaluation-harness / lmms-eval --output_path model folders "
     "(results_<datetime>.json + samples_<task>_<datetime>.jsonl)"

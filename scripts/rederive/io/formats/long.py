@@ -15,6 +15,8 @@ from rederive.io.tabular import read_long, read_long_table
 from rederive.lazy import pandas as pd
 
 NAME = "long"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 20
 DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = {"model", "item_id", "correct"}

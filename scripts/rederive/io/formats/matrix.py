@@ -11,6 +11,8 @@ from rederive.io.tabular import parse_correct, read_matrix_csv
 from rederive.lazy import pandas as pd
 
 NAME = "matrix"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 10
 DESCRIPTION = "items × models CSV: first column the item id, one 0/1 column per model"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 LONG_COLUMNS = {"model", "item_id", "correct"}

@@ -54,6 +54,31 @@ from rederive.io.tabular import frame_from_records, graded_row, parse_correct
 from rederive.lazy import pandas as pd
 
 NAME = "opencompass"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 110
+
+#: The JSON Schema of its options, ``opencompass:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "correct_field": {
+            "description": "Field of each details entry that grades it "
+            "(null = the first of correct, is_correct, "
+            "cascade_correct present).",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "metric": {
+            "description": "Score of the results file compared in the published "
+            "check, in percent (null = accuracy, else score, or "
+            'their "(<n> runs average)" form).',
+            "type": ["string", "null"],
+            "default": None,
+        },
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "OpenCompass results/<model>/<dataset>.json with per-example details"
 
 CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")

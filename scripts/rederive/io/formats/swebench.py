@@ -43,6 +43,32 @@ from rederive.io.tabular import frame_from_records, graded_row
 from rederive.lazy import pandas as pd
 
 NAME = "swebench"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 50
+
+#: The JSON Schema of its options, ``swebench:`` in an analysis (rederive.io.plugins).
+OPTIONS = {
+    "type": "object",
+    "default": {},
+    "properties": {
+        "task": {
+            "description": "Task name of every instance of a SWE-bench run report "
+            "(the report does not name its dataset).",
+            "type": "string",
+            "minLength": 1,
+            "default": "swe-bench",
+        },
+        "incomplete": {
+            "description": "Instances of the evaluated dataset without a "
+            "prediction (incomplete_ids) -- unresolved (0, "
+            "the leaderboard's resolved / total_instances) "
+            "or exclude (a counted exclusion).",
+            "enum": ["unresolved", "exclude"],
+            "default": "unresolved",
+        },
+    },
+    "additionalProperties": False,
+}
 DESCRIPTION = "SWE-bench harness run reports <model>.<run_id>.json (schema_version 2)"
 SCHEMA_VERSION = 2
 # The outcome of every evaluated instance, and its score (the leaderboard's).

@@ -21,7 +21,7 @@ Each module (``alpaca_eval``, ``arena_hard``, ``mt_bench``, ``battles``,
 ``mt_bench: {incomplete_pairs: …}``, ``battles: {anonymous_only: …,
 turn_in_item: …}``). Files are opened only through :mod:`rederive.io.source`.
 
-A new format is one module, its tests, and one line in :data:`FORMATS`.
+A new format is one module and its tests (:mod:`rederive.io.plugins` finds it).
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from pathlib import Path
 from types import ModuleType
 
 from rederive.io import formats as _benchmark_formats
-from rederive.io.preference import alpaca_eval, arena_hard, battles, long, mt_bench
+from rederive.io import plugins
 from rederive.io.preference._games import COLUMNS, VERDICTS, games_frame
 from rederive.lazy import pandas as pd
 
-#: Every registered format, in the order their folders are searched.
-FORMATS: tuple[ModuleType, ...] = (alpaca_eval, arena_hard, mt_bench, battles, long)
+#: Every format module of this package, in the order their folders are searched
+#: (their ``ORDER``; rederive.io.plugins).
+FORMATS: tuple[ModuleType, ...] = plugins.discover(__name__)
 
 AUTO = "auto"
 DOCS = "docs/kinds/preference-inputs.md"

@@ -49,6 +49,8 @@ from rederive.io.source import CsvRows, width_message
 from rederive.lazy import pandas as pd
 
 NAME = "alpaca_eval"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 10
 DESCRIPTION = (
     "AlpacaEval annotations.json (results/<model>/<annotator>/): instruction, "
     "generator_1 (baseline), generator_2, preference 1..2"

@@ -47,6 +47,8 @@ from rederive.io.run_files import RunFilesError, unread_problem
 from rederive.lazy import pandas as pd
 
 NAME = "arena_hard"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 20
 DESCRIPTION = (
     "Arena-Hard-Auto model_judgment/<judge>/<model>.jsonl: two games per question, "
     "positions swapped, labels A>>B … B>>A"

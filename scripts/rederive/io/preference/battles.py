@@ -44,6 +44,8 @@ from rederive.io.run_files import flat_runs
 from rederive.lazy import pandas as pd
 
 NAME = "battles"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 40
 DESCRIPTION = (
     "battle logs (Chatbot Arena clean_battle JSON, arena conversation exports, MT-bench "
     "human judgments): model_a, model_b, winner (+ question_id, judge, turn, anony)"

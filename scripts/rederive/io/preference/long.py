@@ -34,6 +34,8 @@ from rederive.io.source import CsvRows, width_message
 from rederive.lazy import pandas as pd
 
 NAME = "long"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 50
 DESCRIPTION = (
     "long CSV/JSONL of games: model_a, model_b, outcome or winner (+ item_id, judge, game, "
     "first, category, strength, len_a, len_b)"

@@ -39,6 +39,8 @@ from rederive.io.run_files import RunFilesError, unread_problem
 from rederive.lazy import pandas as pd
 
 NAME = "mt_bench"
+#: Where it comes in the registry (searched, listed): rederive.io.plugins.
+ORDER = 30
 DESCRIPTION = (
     "MT-bench pairwise judgments (FastChat llm_judge <judge>_pair.jsonl): model_1, "
     "model_2, g1_winner, g2_winner, both orders"

@@ -1,0 +1,78 @@
+"""Format registries built from their package's modules: a format is one module.
+
+A registry package (:mod:`rederive.io.formats`, :mod:`rederive.io.preference`)
+holds one module per input format, and files starting with ``_`` for what the
+formats share. :func:`discover` imports every format module of the package and
+orders them by their ``ORDER`` (the order their folders are searched, and the
+order docs and messages list them), so adding a format is adding its module:
+no list of formats is written anywhere.
+
+A format module's ``OPTIONS``, when it has options, is the JSON Schema of its
+block under an analysis (``lm_eval: {filter: …}``); :func:`schema_properties`
+gathers them, with the ``inputs`` block that may point each format at another
+folder, for the kind's schema (``x-formats`` in ``config/schemas/<kind>.schema.yaml``,
+read by :func:`rederive.analyses.load_schema`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+__all__ = ["REQUIRED", "discover", "schema_properties"]
+
+#: What every format module defines.
+REQUIRED = ("NAME", "DESCRIPTION", "ORDER", "find_runs", "detect", "files", "read", "reported")
+
+
+def discover(package: str) -> tuple[ModuleType, ...]:
+    """The format modules of ``package`` (a dotted name), in their ``ORDER``.
+
+    Raises
+    ------
+    TypeError
+        A module that lacks part of the interface (:data:`REQUIRED`), or two
+        modules with one ``NAME`` or one ``ORDER``.
+    """
+    root = importlib.import_module(package)
+    modules = [
+        importlib.import_module(f"{package}.{info.name}")
+        for info in pkgutil.iter_modules(root.__path__)
+        if not info.name.startswith("_")
+    ]
+    for module in modules:
+        missing = [name for name in REQUIRED if not hasattr(module, name)]
+        if missing:
+            raise TypeError(f"format module {module.__name__} lacks {', '.join(missing)}")
+    for attribute in ("NAME", "ORDER"):
+        values = [getattr(m, attribute) for m in modules]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise TypeError(f"two format modules of {package} share a {attribute}: {twice}")
+    return tuple(sorted(modules, key=lambda m: m.ORDER))
+
+
+def schema_properties(formats: tuple[ModuleType, ...], auto: str = "auto") -> dict:
+    """The schema properties the formats give a kind: ``inputs`` (one folder
+    per format, and ``auto``) and each format's ``OPTIONS`` block."""
+    folders = {m.NAME: {"type": ["string", "null"], "default": None} for m in formats}
+    folders[auto] = {"type": ["string", "null"], "default": None}
+    properties = {
+        "inputs": {
+            "description": (
+                "Override the folder of an input format (null = <raw_dir>/<format>); auto = "
+                "a folder of mixed outputs whose formats are detected (then only the formats "
+                "set here are searched besides it)."
+            ),
+            "type": "object",
+            "default": {},
+            "properties": folders,
+            "additionalProperties": False,
+        }
+    }
+    for module in formats:
+        options = getattr(module, "OPTIONS", None)
+        if options is not None:
+            properties[module.NAME] = options
+    return properties
