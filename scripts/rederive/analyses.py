@@ -138,6 +138,13 @@ def _with_formats(schema: dict) -> dict:
     return {**schema, "properties": properties}
 
 
+def kind_schema(schema_dir: str | Path, kind: str) -> dict:
+    """The schema of one kind, self-contained (:func:`load_schema`): what validates
+    and fills an analysis entry of that kind, and what ``config/kinds/<kind>.yaml``
+    is generated from (``rederive.config_yaml``)."""
+    return load_schema(Path(schema_dir) / f"{kind}.schema.yaml")
+
+
 def _inline(node: Any, shared: dict) -> Any:
     if isinstance(node, list):
         return [_inline(item, shared) for item in node]
@@ -253,7 +260,7 @@ def resolve_analysis(name: str, entry: Any, schema_dir: Path, kinds: list[str]) 
     for key, value in (("label", label), ("source", source)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise ConfigError(f"{where}.{key}: expected non-empty text")
-    schema = load_schema(schema_dir / f"{kind}.schema.yaml")
+    schema = kind_schema(schema_dir, kind)
     options = {k: v for k, v in entry.items() if k not in IDENTITY_KEYS}
     options = fill_defaults(coerce_to_schema(options, schema), schema)
     if "raw_dir" not in entry:

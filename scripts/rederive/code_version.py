@@ -17,8 +17,9 @@ __all__ = ["NOT_IN_JOBS", "RULE_PACKAGES", "library_version"]
 
 #: Library packages imported by one rule alone: editing them re-runs that rule only.
 RULE_PACKAGES = {"build_site": ("site",), "report_changes": ("changes", "site")}
-#: Modules no job imports: generators that write raw/, and command-line tools.
-NOT_IN_JOBS = ("simulate", "diff.py", "package.py", "verify.py")
+#: Modules no job imports: generators that write raw/ or config/kinds/, and
+#: command-line tools.
+NOT_IN_JOBS = ("simulate", "config_yaml.py", "diff.py", "package.py", "verify.py")
 
 
 def library_version(root: str | Path, kind: str | None = None, packages=()) -> str:

@@ -23,7 +23,17 @@ from types import ModuleType
 __all__ = ["REQUIRED", "discover", "schema_properties"]
 
 #: What every format module defines.
-REQUIRED = ("NAME", "DESCRIPTION", "ORDER", "find_runs", "detect", "files", "read", "reported")
+REQUIRED = (
+    "NAME",
+    "DESCRIPTION",
+    "ORDER",
+    "LAYOUT",
+    "find_runs",
+    "detect",
+    "files",
+    "read",
+    "reported",
+)
 
 
 def discover(package: str) -> tuple[ModuleType, ...]:
@@ -55,15 +65,32 @@ def discover(package: str) -> tuple[ModuleType, ...]:
 
 def schema_properties(formats: tuple[ModuleType, ...], auto: str = "auto") -> dict:
     """The schema properties the formats give a kind: ``inputs`` (one folder
-    per format, and ``auto``) and each format's ``OPTIONS`` block."""
-    folders = {m.NAME: {"type": ["string", "null"], "default": None} for m in formats}
-    folders[auto] = {"type": ["string", "null"], "default": None}
+    per format, described by its ``LAYOUT``, and ``auto``) and each format's
+    ``OPTIONS`` block."""
+    folders = {
+        m.NAME: {"description": m.LAYOUT, "type": ["string", "null"], "default": None}
+        for m in formats
+    }
+    folders[auto] = {
+        "description": (
+            "A folder of mixed outputs, each run's format detected; the "
+            "<raw_dir>/<format> folders are then not searched."
+        ),
+        "type": ["string", "null"],
+        "default": None,
+    }
+    # The example names the first formats with options: the ones users configure.
+    shown = [m.NAME for m in formats if hasattr(m, "OPTIONS")][:2] or [formats[0].NAME]
+    example = ", ".join(f"{name}: /data/{name}_out" for name in shown)
     properties = {
         "inputs": {
             "description": (
-                "Override the folder of an input format (null = <raw_dir>/<format>); auto = "
-                "a folder of mixed outputs whose formats are detected (then only the formats "
-                "set here are searched besides it)."
+                "Read an input format from another folder instead of <raw_dir>/<format> "
+                "(null = <raw_dir>/<format>), e.g.\n"
+                f"  inputs: {{{example}}}\n"
+                "or read a folder of mixed outputs, each run's format detected (auto): then "
+                "the <raw_dir>/<format> folders are not searched, only the formats set here.\n"
+                "  inputs: {auto: /data/all_results}"
             ),
             "type": "object",
             "default": {},

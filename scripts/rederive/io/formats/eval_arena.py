@@ -29,6 +29,9 @@ from rederive.lazy import pandas as pd
 NAME = "eval_arena"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 70
+
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.eval_arena``).
+LAYOUT = "eval_arena/<name>.jsonl: eval-arena example-level results."
 DESCRIPTION = "eval-arena example-level JSONL: benchmark_id, model, example_id, pass1 (+ count)"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = ("benchmark_id", "model", "example_id", "pass1")

@@ -60,15 +60,20 @@ NAME = "evalplus"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 90
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.evalplus``).
+LAYOUT = "evalplus/**/*eval_results.json: evalplus evaluate results (and their samples)."
+
 #: The JSON Schema of its options, ``evalplus:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "evalplus evaluate results (inputs.evalplus).",
     "type": "object",
     "default": {},
     "properties": {
         "tests": {
             "description": "Test sets read as tasks -- base (the original tests, "
-            "task <dataset>) and plus (base and extra tests both "
-            "pass, task <dataset>+).",
+            "task <dataset>: humaneval, mbpp) and plus (base and "
+            "extra tests both pass, task <dataset>+: humaneval+, "
+            "mbpp+).",
             "type": "array",
             "items": {"enum": ["base", "plus"]},
             "minItems": 1,
@@ -78,6 +83,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "evalplus evaluate results (*eval_results.json: base and plus tests per sample)"
 
 RESULTS_RE = re.compile(r"^(?:(?P<model>.+?)[._])?eval_results\.json$")

@@ -38,8 +38,12 @@ NAME = "every_eval_ever"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 60
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.every_eval_ever``).
+LAYOUT = "every_eval_ever/**/<uuid>_samples.jsonl: Every Eval Ever instance-level files."
+
 #: The JSON Schema of its options, ``every_eval_ever:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "Every Eval Ever instance-level files (inputs.every_eval_ever).",
     "type": "object",
     "default": {},
     "properties": {
@@ -52,6 +56,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "Every Eval Ever instance-level <uuid>_samples.jsonl (schema_version 0.3.x)"
 SUFFIX = "_samples.jsonl"
 REQUIRED = ("schema_version", "model_id", "evaluation_name", "sample_id", "evaluation")

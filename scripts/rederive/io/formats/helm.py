@@ -63,8 +63,12 @@ NAME = "helm"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 80
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.helm``).
+LAYOUT = "helm/: HELM benchmark_output (or runs/<suite>), one run per run folder."
+
 #: The JSON Schema of its options, ``helm:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "HELM run folders (inputs.helm).",
     "type": "object",
     "default": {},
     "properties": {
@@ -97,6 +101,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "HELM run folders (benchmark_output/runs/<suite>/<run>/per_instance_stats.json)"
 
 DEFAULT_METRICS = ("exact_match", "quasi_exact_match")

@@ -14,31 +14,38 @@ NAME = "inspect"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 40
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.inspect``).
+LAYOUT = "inspect/<name>.eval: Inspect logs, .eval (zip, deflate or zstd) or .json; inspect_ai is not needed."
+
 #: The JSON Schema of its options, ``inspect:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": 'Inspect logs (inputs.inspect); logs whose status is not "success" are refused.',
     "type": "object",
     "default": {},
     "properties": {
         "scorer": {
-            "description": "Inspect scorer to use (null = the only scorer of each sample).",
+            "description": "Inspect scorer to use (null = the log's single "
+            "scorer; a log with several is refused, and a scorer "
+            "the log lacks is an error listing its scorers).",
             "type": ["string", "null"],
             "default": None,
         },
         "category_field": {
-            "description": "sample.metadata key with the item category (null = none).",
+            "description": "The sample.metadata key holding the item's category (null = none).",
             "type": ["string", "null"],
             "default": None,
         },
         "reducer": {
-            "description": "Epochs reducer to honour (null = the log's only "
-            "one); a reducer other than mean uses the log's "
-            "reductions.",
+            "description": "Epochs reducer to honour (null = the log's single "
+            "one); a reducer other than mean takes Inspect's "
+            "own per-sample reductions.",
             "type": ["string", "null"],
             "default": None,
         },
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "Inspect logs (.eval zips or .json), one task × model each"
 # Files Inspect writes into a log folder that are not logs (inspect_ai/log/_file.py,
 # _eval/evalset.py).

@@ -57,15 +57,19 @@ NAME = "lighteval"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 100
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.lighteval``).
+LAYOUT = "lighteval/: lighteval --output-dir with --save-details (details/, results/)."
+
 #: The JSON Schema of its options, ``lighteval:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "lighteval details (inputs.lighteval).",
     "type": "object",
     "default": {},
     "properties": {
         "metrics": {
             "description": "Sample-level metrics to score by, first one a task "
             "logs wins (null = the task's only metric; a task "
-            "with several is refused).",
+            "logging several is refused, naming them).",
             "type": ["array", "null"],
             "items": {"type": "string"},
             "minItems": 1,
@@ -74,6 +78,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "lighteval --save-details output (details/<model>/<ts>/details_<task>_<ts>.parquet)"
 
 STAMP = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"

@@ -18,20 +18,30 @@ NAME = "lm_eval"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 30
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.lm_eval``).
+LAYOUT = "lm_eval/<model>/: lm-evaluation-harness --output_path with --log_samples."
+
 #: The JSON Schema of its options, ``lm_eval:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "lm-evaluation-harness samples files (inputs.lm_eval).",
     "type": "object",
     "default": {},
     "properties": {
         "filter": {
-            "description": "lm-eval filter to score (null = the only filter of each file).",
+            "description": "The filter whose lines are scored (null = the "
+            "single filter of each samples file; a file with "
+            "several filters is refused).",
             "type": ["string", "null"],
             "default": None,
         },
         "metrics": {
-            "description": "Per-sample metrics to score by, first present in a "
-            "line wins (acc before acc_norm where a task logs "
-            "both).",
+            "description": "Per-sample metrics to score by, the first one "
+            "present in a line wins: acc before acc_norm where "
+            "a task logs both (hellaswag, arc); acc_norm alone "
+            "on the Open LLM Leaderboard's bbh, gpqa and musr; "
+            "exact_match on generation tasks; "
+            "prompt_level_strict_acc, ifeval's prompt-level "
+            "strict accuracy (one item = one prompt).",
             "type": "array",
             "items": {"type": "string"},
             "minItems": 1,
@@ -40,6 +50,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = (
     "lm-evaluation-harness / lmms-eval --output_path model folders "
     "(results_<datetime>.json + samples_<task>_<datetime>.jsonl)"

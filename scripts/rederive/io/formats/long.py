@@ -17,6 +17,9 @@ from rederive.lazy import pandas as pd
 NAME = "long"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 20
+
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.long``).
+LAYOUT = "long/<name>.csv|.jsonl: model, item_id, correct [, task, category, epoch, response]."
 DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = {"model", "item_id", "correct"}

@@ -13,6 +13,9 @@ from rederive.lazy import pandas as pd
 NAME = "matrix"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 10
+
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.matrix``).
+LAYOUT = "matrix/<name>.csv: items x models, 0/1, blank = missing."
 DESCRIPTION = "items × models CSV: first column the item id, one 0/1 column per model"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 LONG_COLUMNS = {"model", "item_id", "correct"}

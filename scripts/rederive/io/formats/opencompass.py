@@ -57,8 +57,12 @@ NAME = "opencompass"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 110
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.opencompass``).
+LAYOUT = "opencompass/: OpenCompass work dirs (results/<model>/<dataset>.json with details)."
+
 #: The JSON Schema of its options, ``opencompass:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "OpenCompass work dirs (inputs.opencompass).",
     "type": "object",
     "default": {},
     "properties": {
@@ -79,6 +83,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "OpenCompass results/<model>/<dataset>.json with per-example details"
 
 CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")

@@ -46,8 +46,12 @@ NAME = "swebench"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 50
 
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.swebench``).
+LAYOUT = "swebench/<model>.<run_id>.json: SWE-bench harness run reports."
+
 #: The JSON Schema of its options, ``swebench:`` in an analysis (rederive.io.plugins).
 OPTIONS = {
+    "description": "SWE-bench harness run reports (inputs.swebench).",
     "type": "object",
     "default": {},
     "properties": {
@@ -69,6 +73,7 @@ OPTIONS = {
     },
     "additionalProperties": False,
 }
+
 DESCRIPTION = "SWE-bench harness run reports <model>.<run_id>.json (schema_version 2)"
 SCHEMA_VERSION = 2
 # The outcome of every evaluated instance, and its score (the leaderboard's).
