@@ -80,15 +80,16 @@ def register_kind(
     *,
     runs,
     targets,
-    power_title,
-    power_unit,
     layout,
+    power_title=None,
+    power_unit=None,
     run_inputs=None,
     headline=None,
 ):
     """Record a kind: the rules defined since the previous kind's file, a
     function listing an analysis's run ids, one listing its targets, the
-    title and resampling unit of its power figure, its raw_dir layout
+    title and resampling unit of its power figure (a kind whose rules write
+    tables/power.csv and power_mde_curve.csv gets the shared figure), its raw_dir layout
     (`paper_layout`, or a function of the analysis name returning what its
     raw_dir lacks and a sentence on what it must hold), a function giving
     each run's input files (default: its file in runs/), which the change
@@ -188,16 +189,7 @@ def raw_files_of(name):
 
 def analyses_of(kind):
     """Wildcard constraint: the built analyses of one kind (no match when none)."""
-    import re
-
-    names = [n for n in BUILD if ANALYSES[n]["kind"] == kind]
-    return "|".join(re.escape(n) for n in names) if names else "(?!x)x"
-
-
-def built_analyses():
-    import re
-
-    return "|".join(re.escape(n) for n in BUILD)
+    return analyses_pattern([n for n in BUILD if ANALYSES[n]["kind"] == kind])
 
 
 def kind_of(name):
@@ -458,11 +450,8 @@ def intermediate_targets(name):
     on it. Per-batch outputs (wildcard `batch`) are expanded over the batches
     that have runs.
     """
-    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
     files = []
-    for rule_ in workflow.rules:
-        if rule_.name not in kind_rules:
-            continue
+    for rule_ in rules_of(name):
         names = set(rule_.wildcard_names)
         for out in rule_.output:
             # apply_wildcards, not expand: the pattern carries the constraint.
@@ -599,14 +588,67 @@ def summary_targets():
     ]
 
 
-def analysis_rules(name):
-    """The rules that build one analysis: its kind's and the shared ones."""
-    kind_rules = set(KINDS[kind_of(name)]["rules"]) | set(SHARED_ANALYSIS_RULES)
+def rules_of(name):
+    """The rules that build one analysis: its kind's, and the shared rules over
+    one analysis whose inputs its kind writes (shared_rule_applies)."""
+    kind_rules = set(KINDS[kind_of(name)]["rules"])
     return [
         r
         for r in workflow.rules
-        if r.name in kind_rules and set(r.wildcard_names) == {"analysis"}
+        if r.name in kind_rules
+        or (r.name in shared_analysis_rules() and shared_rule_applies(r, kind_of(name)))
     ]
+
+
+def analysis_rules(name):
+    """The analysis's rules with one output per analysis (no {batch})."""
+    return [r for r in rules_of(name) if set(r.wildcard_names) == {"analysis"}]
+
+
+@cache
+def shared_analysis_rules():
+    """Rules written once for every analysis (power figure, audit, change
+    report): the rules over {analysis} that no kind registered."""
+    claimed = {r for entry in KINDS.values() for r in entry["rules"]}
+    return {
+        r.name
+        for r in workflow.rules
+        if "analysis" in r.wildcard_names and r.name not in claimed
+    }
+
+
+@cache
+def kind_outputs(kind):
+    """The results/{analysis}/... files the rules of a kind write (patterns)."""
+    from snakemake.io import strip_wildcard_constraints
+
+    return {
+        strip_wildcard_constraints(str(out))
+        for r in workflow.rules
+        if r.name in KINDS[kind]["rules"]
+        for out in r.output
+    }
+
+
+def shared_rule_applies(rule_, kind):
+    """Whether a shared rule builds the analyses of ``kind``, that is whether each file it
+    reads by a results/{analysis}/ pattern is one the kind writes (the power
+    figure needs the kind's power tables; a kind without them has none)."""
+    from snakemake.io import strip_wildcard_constraints
+
+    needed = {
+        strip_wildcard_constraints(str(item))
+        for item in rule_.input
+        if isinstance(item, str) and "{analysis" in str(item)
+    }
+    return needed <= kind_outputs(kind)
+
+
+def analyses_pattern(names):
+    """Wildcard constraint matching exactly the analyses ``names`` (none: no match)."""
+    import re
+
+    return "|".join(re.escape(n) for n in names) if names else "(?!x)x"
 
 
 def analysis_outputs(name, folders):
@@ -622,7 +664,13 @@ def analysis_outputs(name, folders):
 
 
 def analysis_checks(wildcards):
-    return [f"results/{name}/check/published_check.csv" for name in BUILD]
+    """Every built analysis's published check (of the kinds that have one)."""
+    check = "results/{analysis}/check/published_check.csv"
+    return [
+        check.format(analysis=name)
+        for name in BUILD
+        if check in kind_outputs(kind_of(name))
+    ]
 
 
 def analysis_audits(wildcards):
@@ -631,10 +679,6 @@ def analysis_audits(wildcards):
 
 def raw_inputs(wildcards):
     return [str(p) for name in BUILD for p in raw_files_of(name)]
-
-
-# Rules outside the kind files that run once per analysis (written once).
-SHARED_ANALYSIS_RULES = ["plot_power", "audit_published", "report_changes"]
 
 
 # ------------------------------------------------------------ rerun triggers
@@ -699,8 +743,13 @@ def finish_workflow():
     for rule_ in workflow.rules:
         if rule_.name == "all":
             continue
-        if rule_.name not in rule_kinds:
-            answer_for(rule_, built_analyses())
+        if rule_.name in shared_analysis_rules():
+            answer_for(
+                rule_,
+                analyses_pattern(
+                    [n for n in BUILD if shared_rule_applies(rule_, kind_of(n))]
+                ),
+            )
         give_job_directives(rule_)
         # A rule of RULE_PACKAGES imports no kind's package ("-" matches none).
         kind = rule_kinds.get(rule_.name, "-" if rule_.name in RULE_PACKAGES else None)

@@ -59,11 +59,16 @@ def test_a_format_without_aggregates_writes_no_reported_file(tmp_path):
     pd.testing.assert_frame_equal(empty_reported_frame(), empty.astype(object))
 
 
-def test_every_format_is_an_inputs_key_of_the_schema():
-    import yaml
+def test_every_format_is_an_inputs_key_of_the_loaded_schema():
+    # The formats' pieces (inputs, OPTIONS) are laid into the kind's schema when
+    # it is loaded (x-formats); the YAML file lists none of them.
+    from rederive.analyses import load_schema
 
-    schema = yaml.safe_load((REPO / "config/schemas/benchmark.schema.yaml").read_text())
+    schema = load_schema(REPO / "config/schemas/benchmark.schema.yaml")
     assert set(schema["properties"]["inputs"]["properties"]) == {*formats.names(), formats.AUTO}
+    for module in formats.FORMATS:
+        if hasattr(module, "OPTIONS"):
+            assert schema["properties"][module.NAME] == module.OPTIONS
 
 
 def mixed_folder(root: Path) -> Path:
@@ -176,3 +181,10 @@ def test_bundled_run_ids_are_unchanged():
     assert list(discover(REPO / "raw" / "benchmark")) == ["matrix-chembench"]
     lm = discover(FIXTURES / "lm_eval", {"lm_eval": str(FIXTURES / "lm_eval" / "out")})
     assert sorted(lm) == ["lm_eval-dummy-a", "lm_eval-dummy-b"]
+
+
+def test_every_format_has_its_row_in_the_docs():
+    # CONTRIBUTING.md: a new format changes docs/input-formats.md (its row) and the corpus.
+    table = (Path(__file__).resolve().parents[2] / "docs" / "input-formats.md").read_text()
+    for name in formats.names():
+        assert f"| `{name}/" in table, name

@@ -102,6 +102,15 @@ def _head(path: Path, n: int) -> bytes:
 # readers: each takes a path and returns an Accounting (or None when it keeps none)
 
 
+#: The input formats whose readers the corpus walks (filled by _readers()).
+WALKED_FORMATS: set[str] = set()
+#: Formats the corpus does not walk, and why (test_every_format_is_walked).
+NOT_WALKED = {
+    "helm": "a run is a folder of several JSON files; tests/benchmark/test_reader_json_fuzz.py",
+    "lighteval": "a run is a folder of Parquet details; tests/benchmark/test_reader_lighteval.py",
+}
+
+
 def _readers() -> dict[str, Callable[[Path], object]]:
     import pandas as pd
 
@@ -148,6 +157,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     bench_defaults = _config("benchmark")
 
     def bench(fmt, **inspect):
+        WALKED_FORMATS.add(fmt)
         # Every format's option block at its default, as an analysis passes them.
         params = {k: v for k, v in bench_defaults.items() if isinstance(v, dict)}
         params |= {"lm_eval": {"filter": None, "metrics": ["acc"]}, "inspect": inspect}
@@ -161,6 +171,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
 
     def pref(fmt, **options):
         # A preference reader as the coming ingest calls it: counted, balanced.
+        WALKED_FORMATS.add(f"preference:{fmt}")
         from rederive.io import preference
         from rederive.io.accounting import Accounting
 

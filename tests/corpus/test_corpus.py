@@ -224,3 +224,16 @@ def test_a_named_pipe_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="not a regular file"):
         list(iter_jsonl(fifo))
+
+
+def test_every_format_is_walked():
+    # A new input format gives the corpus a base file (or says here why not):
+    # CONTRIBUTING.md counts this as one of the two existing files it changes.
+    from corpus.make_corpus import NOT_WALKED, WALKED_FORMATS, _readers
+
+    from rederive.io import formats, preference
+
+    _readers()
+    registered = set(formats.names()) | {f"preference:{n}" for n in preference.names()}
+    missing = registered - WALKED_FORMATS - set(NOT_WALKED)
+    assert not missing, f"formats the bad-input corpus does not walk: {sorted(missing)}"

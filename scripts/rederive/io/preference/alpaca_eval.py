@@ -51,6 +51,8 @@ from rederive.lazy import pandas as pd
 NAME = "alpaca_eval"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 10
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.alpaca_eval``).
+LAYOUT = "alpaca_eval/**/annotations.json: AlpacaEval annotations (instruction, generator_1 = the baseline, generator_2, preference 1..2)."
 DESCRIPTION = (
     "AlpacaEval annotations.json (results/<model>/<annotator>/): instruction, "
     "generator_1 (baseline), generator_2, preference 1..2"

@@ -49,6 +49,8 @@ from rederive.lazy import pandas as pd
 NAME = "arena_hard"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 20
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.arena_hard``).
+LAYOUT = "arena_hard/<judge>/<model>.jsonl: Arena-Hard-Auto judgments, two games per question with positions swapped."
 DESCRIPTION = (
     "Arena-Hard-Auto model_judgment/<judge>/<model>.jsonl: two games per question, "
     "positions swapped, labels A>>B … B>>A"

@@ -46,6 +46,8 @@ from rederive.lazy import pandas as pd
 NAME = "battles"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 40
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.battles``).
+LAYOUT = "battles/<name>.json|.jsonl: battle logs with model_a, model_b, winner (Chatbot Arena clean_battle, human judgments)."
 DESCRIPTION = (
     "battle logs (Chatbot Arena clean_battle JSON, arena conversation exports, MT-bench "
     "human judgments): model_a, model_b, winner (+ question_id, judge, turn, anony)"

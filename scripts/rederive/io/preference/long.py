@@ -36,6 +36,8 @@ from rederive.lazy import pandas as pd
 NAME = "long"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 50
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.long``).
+LAYOUT = "long/<name>.csv|.jsonl: games model_a, model_b, outcome or winner [, item_id, judge, game, first, category, strength, len_a, len_b]."
 DESCRIPTION = (
     "long CSV/JSONL of games: model_a, model_b, outcome or winner (+ item_id, judge, game, "
     "first, category, strength, len_a, len_b)"

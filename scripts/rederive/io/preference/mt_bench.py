@@ -41,6 +41,10 @@ from rederive.lazy import pandas as pd
 NAME = "mt_bench"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 30
+#: Its folder under raw_dir and what it holds (the schema's ``inputs.mt_bench``).
+LAYOUT = (
+    "mt_bench/<judge>_pair.jsonl: MT-bench pairwise judgments (g1_winner, g2_winner: both orders)."
+)
 DESCRIPTION = (
     "MT-bench pairwise judgments (FastChat llm_judge <judge>_pair.jsonl): model_1, "
     "model_2, g1_winner, g2_winner, both orders"
