@@ -374,10 +374,14 @@ CONFIG_EXAMPLES = blocks_marked("config-example")
 
 
 def test_config_examples_are_marked():
-    """The README has one example per input format of kind benchmark, and one paper kind."""
-    fixtures = {b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path == README}
-    assert {"lm_eval", "inspect", "matrix", "long"} <= fixtures
-    assert fixtures & set(PAPER_KINDS)
+    """The README and the input-formats page have an example for the common input
+    formats of kind benchmark, and the README one for a paper kind."""
+    readme = {b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path == README}
+    formats_page = {
+        b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path.name == "input-formats.md"
+    }
+    assert {"lm_eval", "inspect", "matrix", "long"} <= readme | formats_page
+    assert readme & set(PAPER_KINDS)
     for block in ALL_BLOCKS:
         if block.lang == "yaml" and "analyses:" in block.text:
             assert block.marker == "config-example", f"{block.where}: yaml without config-example"

@@ -117,6 +117,14 @@ def results(tmp_path, monkeypatch):
         {
             "name": "demo",
             "kind": "benchmark",
+            "headline": {
+                "table": "ranking",
+                "score": "accuracy_pct",
+                "low": "ci_low_pct",
+                "high": "ci_high_pct",
+                "score_label": "accuracy",
+                "unit": "%",
+            },
             "label": "Demo <label>",
             "simulated": True,
             "data_note": "Data: demo & co.",
@@ -134,6 +142,7 @@ def results(tmp_path, monkeypatch):
         {
             "name": "novel",
             "kind": "a_new_kind",
+            "headline": {},  # a kind that registers no headline table: the default
             "label": "Novel",
             "simulated": False,
             "data_note": "Real data.",
@@ -360,6 +369,14 @@ def test_large_analysis_inlines_only_the_first_rows(tmp_path, monkeypatch):
         {
             "name": "big",
             "kind": "benchmark",
+            "headline": {
+                "table": "ranking",
+                "score": "accuracy_pct",
+                "low": "ci_low_pct",
+                "high": "ci_high_pct",
+                "score_label": "accuracy",
+                "unit": "%",
+            },
             "label": "Big",
             "simulated": True,
             "data_note": "Simulated.",
