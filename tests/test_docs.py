@@ -30,9 +30,23 @@ Markers (an HTML comment on the line just above a fenced block):
     A ``sql`` block in docs/warehouse.md, run against
     ``results/NAME/NAME.duckdb``; a ``text`` block right after it is its
     expected output (``DataFrame.to_string(index=False)``).
+``<!-- output: results/NAME/PATH -->``
+    A ``text``/``csv`` block showing the file PATH of analysis NAME, built from
+    the config example of the same page that defines NAME (with its FIXTURE
+    data) by :func:`test_example_outputs`; the block must equal the file.
+``<!-- docs-test: examples -->``
+    A ``console`` block run in the scratch directory of
+    :func:`test_example_outputs`, after the analyses it names (``results/NAME/``)
+    were built from their config examples.
+``<!-- not-output -->``
+    A ``text`` block that shows no output (a formula): nothing to check.
 
 Every ``bash``/``console`` block must carry one of the first five, and every
-fenced block must name its language.
+fenced block must name its language. Every block showing output (``text``,
+``console``, ``csv``) must be checked: run (``docs-test``), built (``output``),
+an expected query result (after a ``warehouse`` query), or compared by the test
+its ``verified-by`` names (which must read the page); ``<!-- verbatim-run:
+REASON -->`` says why one is not.
 """
 
 from __future__ import annotations
@@ -220,7 +234,9 @@ def test_command_block_is_verified_or_verbatim(block):
         "<!-- verified-by: tests/... --> or <!-- verbatim-run --> just above it"
     )
     if block.marker == "docs-test":
-        assert block.arg in {"", "built", "dry-run"}, f"{block.where}: docs-test: {block.arg}?"
+        assert block.arg in {"", "built", "dry-run", "examples"}, (
+            f"{block.where}: docs-test: {block.arg}?"
+        )
     if block.marker == "verified-by":
         file_part, _, test_name = block.arg.partition("::")
         target = REPO / file_part
@@ -236,7 +252,7 @@ def test_command_block_is_verified_or_verbatim(block):
 
 
 def test_markers_are_known():
-    known = COMMAND_MARKERS | {"config-example", "warehouse"}
+    known = COMMAND_MARKERS | {"config-example", "warehouse", "output", "not-output"}
     unknown = [f"{b.where}: {b.marker}" for b in ALL_BLOCKS if b.marker and b.marker not in known]
     assert not unknown, f"unknown markers: {unknown}"
 
@@ -323,9 +339,11 @@ def _fill(folder: Path, fixture: str) -> Path:
     elif fixture == "helm":
         shutil.copytree(FIXTURES / "helm" / "benchmark_output", folder / "helm", dirs_exist_ok=True)
     elif fixture == "evalplus":
-        shutil.copytree(
-            FIXTURES / "evalplus" / "0.4.0.dev44", folder / "evalplus", dirs_exist_ok=True
-        )
+        # The tiny-coder run, as docs/input-formats.md shows it (base-coder's
+        # --base-only run has no humaneval+ items: with both, require_equal refuses).
+        (folder / "evalplus").mkdir(exist_ok=True)
+        for path in (FIXTURES / "evalplus" / "0.4.0.dev44").glob("tiny-coder_*"):
+            shutil.copy(path, folder / "evalplus")
     elif fixture == "lighteval":
         shutil.copytree(FIXTURES / "lighteval" / "out", folder / "lighteval", dirs_exist_ok=True)
     elif fixture == "opencompass":
@@ -462,22 +480,28 @@ def built_targets(names: set[str], blocks: list[Block]) -> list[str]:
     return sorted(targets)
 
 
+@pytest.fixture(scope="module")
+def built_warehouses(tmp_path_factory) -> Path:
+    """One build of the bundled warehouses (and the tables the ``built`` commands read),
+    shared by the tests that read them (new config form: ``build: [...]``)."""
+    names = sorted({block.arg for block, _ in query_blocks()})
+    workdir = _workdir(tmp_path_factory.mktemp("warehouses"))
+    built = blocks_marked("docs-test", "built")
+    run_workflow(workdir, {"build": names}, targets=built_targets(set(names), built))
+    return workdir
+
+
 @pytest.mark.slow
-def test_warehouse_queries_run(tmp_path):
-    """Build the bundled warehouses (new config form: ``build: [...]``), run every query.
+def test_warehouse_queries_run(built_warehouses):
+    """Every query of docs/warehouse.md runs and prints the output shown.
 
     Run it alone with ``pytest tests/test_docs.py -k test_warehouse_queries_run``.
     """
     import duckdb
 
-    pairs = query_blocks()
-    built = blocks_marked("docs-test", "built")
-    names = sorted({block.arg for block, _ in pairs})
-    workdir = _workdir(tmp_path)
-    run_workflow(workdir, {"build": names}, targets=built_targets(set(names), built))
     failures = []
-    for block, expected in pairs:
-        db = workdir / "results" / block.arg / f"{block.arg}.duckdb"
+    for block, expected in query_blocks():
+        db = built_warehouses / "results" / block.arg / f"{block.arg}.duckdb"
         con = duckdb.connect(str(db), read_only=True)
         try:
             got = con.execute(block.text).df().to_string(index=False)
@@ -489,5 +513,160 @@ def test_warehouse_queries_run(tmp_path):
         if expected is not None and got.rstrip() != expected.rstrip():
             failures.append(f"{block.where}: printed\n{got}\nnot\n{expected}")
     assert not failures, "\n\n".join(failures)
-    for block in built:
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", blocks_marked("docs-test", "built"), ids=_block_id)
+def test_built_doc_commands(block, built_warehouses):
+    run_block(block, built_warehouses)
+
+
+WAREHOUSE_ROW = re.compile(r"^\| `(\w+)`((?:, `\w+`)*) \| (?:`([^`]+)`|as above)")
+
+
+def documented_warehouse_tables() -> dict[str, dict[str, list[str]]]:
+    """Kind -> table -> the columns docs/warehouse.md lists, from its ``| table | columns |``
+    rows: a ``## `<kind>` `` section's own, ``as above`` taking the rows before the first
+    kind's section (the tables the paper kinds share)."""
+    shared: dict[str, list[str]] = {}
+    kinds: dict[str, dict[str, list[str]]] = {}
+    current = None
+    for line in prose(DOCS / "warehouse.md").splitlines():
+        heading = re.match(r"^## `(\w+)`", line)
+        if heading:
+            current = kinds.setdefault(heading.group(1), {})
+            continue
+        row = WAREHOUSE_ROW.match(line)
+        if not row:
+            continue
+        tables = [row.group(1), *re.findall(r"`(\w+)`", row.group(2))]
+        for table in tables:
+            columns = row.group(3).split(", ") if row.group(3) else shared[table]
+            (shared if current is None else current)[table] = columns
+    return kinds
+
+
+def test_warehouse_doc_lists_the_columns_of_every_kind():
+    documented = documented_warehouse_tables()
+    assert {*PAPER_KINDS, "benchmark"} <= set(documented)
+    assert all(documented[kind] for kind in documented), documented
+
+
+@pytest.mark.slow
+def test_warehouse_columns_are_the_documented_ones(built_warehouses):
+    """The ``| table | columns |`` rows of docs/warehouse.md name every table of each bundled
+    warehouse and its columns in order (``DESCRIBE``)."""
+    import duckdb
+
+    failures = []
+    for kind, tables in documented_warehouse_tables().items():
+        db = built_warehouses / "results" / kind / f"{kind}.duckdb"
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            actual = {
+                table: [row[0] for row in con.execute(f'DESCRIBE "{table}"').fetchall()]
+                for (table,) in con.execute("SHOW TABLES").fetchall()
+            }
+        finally:
+            con.close()
+        if sorted(actual) != sorted(tables):
+            failures.append(
+                f"docs/warehouse.md, `{kind}`: tables {sorted(tables)}, the warehouse has "
+                f"{sorted(actual)}"
+            )
+        for table, columns in tables.items():
+            if table in actual and actual[table] != columns:
+                failures.append(
+                    f"docs/warehouse.md, `{kind}`, table `{table}`: documented "
+                    f"`{', '.join(columns)}`, the warehouse has `{', '.join(actual[table])}`"
+                )
+    assert not failures, "\n".join(failures)
+
+
+# --- every block that shows output is checked ----------------------------------------
+
+OUTPUT_LANGS = {"text", "console", "csv"}
+OUTPUT_MARKERS = COMMAND_MARKERS | {"output", "not-output"}
+OUTPUT_BLOCKS = blocks_marked("output")
+EXAMPLE_COMMANDS = blocks_marked("docs-test", "examples")
+
+
+def answers_a_query(block: Block) -> bool:
+    """A ``text`` block right after a ``warehouse`` query: its expected result."""
+    page = [b for b in ALL_BLOCKS if b.path == block.path]
+    i = next(i for i, b in enumerate(page) if b.line == block.line)
+    return block.lang == "text" and i > 0 and page[i - 1].marker == "warehouse"
+
+
+def example_for(page: Path, name: str) -> Block:
+    """The config example of ``page`` that defines analysis ``name``."""
+    for block in CONFIG_EXAMPLES:
+        if block.path == page and name in (yaml.safe_load(block.text).get("analyses") or {}):
+            return block
+    raise AssertionError(f"{page.relative_to(REPO)}: no config example defines analysis {name}")
+
+
+@pytest.mark.parametrize("block", [b for b in ALL_BLOCKS if b.lang in OUTPUT_LANGS], ids=_block_id)
+def test_output_block_is_checked(block):
+    """A block showing output is run, built, or compared by a test that reads the page;
+    a verbatim one says why no test can."""
+    if answers_a_query(block):
+        return
+    assert block.marker in OUTPUT_MARKERS, (
+        f"{block.where}: a {block.lang} block showing output needs <!-- docs-test -->, "
+        "<!-- output: results/NAME/PATH -->, <!-- verified-by: tests/... --> (a test that "
+        "reads this page), <!-- not-output --> or <!-- verbatim-run: REASON --> just above it"
+    )
+    if block.marker == "verbatim-run":
+        assert block.arg, f"{block.where}: say why no test checks it: <!-- verbatim-run: REASON -->"
+    elif block.marker == "verified-by":
+        target = REPO / block.arg.partition("::")[0]
+        assert target.suffix == ".py" and block.path.name in target.read_text(encoding="utf-8"), (
+            f"{block.where}: {target.relative_to(REPO)} does not read "
+            f"{block.path.relative_to(REPO)}, so it cannot check this block"
+        )
+    elif block.marker == "output":
+        assert block.lang in {"text", "csv"}, f"{block.where}: output: on a {block.lang} block"
+        assert re.fullmatch(r"results/[\w.-]+/\S+", block.arg), f"{block.where}: {block.arg}?"
+        example_for(block.path, block.arg.split("/")[1])
+
+
+def example_analyses() -> dict[tuple[Path, str], set[str]]:
+    """(page, analysis) -> the files its ``output`` and ``docs-test: examples`` blocks read."""
+    needed: dict[tuple[Path, str], set[str]] = {}
+    for block in OUTPUT_BLOCKS:
+        needed.setdefault((block.path, block.arg.split("/")[1]), set()).add(block.arg)
+    for block in EXAMPLE_COMMANDS:
+        for command, _ in console_steps(block):
+            for name, rest in re.findall(r"results/([\w.-]+)/(\S+)", command):
+                needed.setdefault((block.path, name), set()).add(f"results/{name}/{rest}")
+    return needed
+
+
+@pytest.mark.slow
+def test_example_outputs(tmp_path):
+    """Build, in one run, every analysis whose files a page shows, from that page's config
+    example and its fixture data; each ``output`` block must equal its file, each
+    ``docs-test: examples`` block print what it shows.
+
+    When a table gains a column, paste the file this test prints into the block.
+    """
+    needed = example_analyses()
+    analyses = {}
+    for page, name in needed:
+        config = materialise(example_for(page, name), tmp_path / "data" / name)
+        analyses[name] = config["analyses"][name]
+    workdir = _workdir(tmp_path / "work")
+    targets = sorted(set().union(*needed.values()))
+    run_workflow(workdir, {"analyses": analyses, "build": sorted(analyses)}, targets=targets)
+    failures = []
+    for block in OUTPUT_BLOCKS:
+        got = (workdir / block.arg).read_text(encoding="utf-8").rstrip("\n").splitlines()
+        want = [line.rstrip() for line in block.text.rstrip("\n").splitlines()]
+        if got != want:
+            failures.append(
+                f"{block.where}: {block.arg} reads\n" + "\n".join(got) + "\nnot\n" + block.text
+            )
+    assert not failures, "\n\n".join(failures)
+    for block in EXAMPLE_COMMANDS:
         run_block(block, workdir)

@@ -11,6 +11,7 @@ checks against exact McNemar, an independent Tango interval and Newcombe's.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -387,6 +388,13 @@ def test_worked_example_is_run_by_the_docs_check():
     commands = [command for block in blocks for command, _ in console_steps(block)]
     assert any("raw/benchmark --baseline GPT-4o --candidate o1" in c for c in commands)
     assert any("--candidate Llama-3.1-70B-Instruct" in c for c in commands)
+
+
+def test_the_csv_columns_docs_gate_md_lists_are_the_written_ones():
+    """gate.csv is written with CSV_COLUMNS (test above); docs/gate.md lists them in order."""
+    text = " ".join((REPO / "docs" / "gate.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"columns `(baseline, [^`]*)`", text)
+    assert listed is not None and listed.group(1).split(", ") == CSV_COLUMNS
 
 
 def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():

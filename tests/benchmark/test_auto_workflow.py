@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_docs import DOCS, parse_blocks
 from workflow_utils import run_workflow
 
 LM_EVAL = Path(__file__).parent / "fixtures" / "lm_eval" / "out"
@@ -77,3 +78,8 @@ def test_auto_refuses_an_unknown_file_before_any_job(tmp_path):
     message = proc.stderr.strip().splitlines()[-1]
     assert message.startswith("rederive: input error: analysis mixed:")
     assert "notes.txt: inputs.auto: no input format recognises this file" in message
+    # The message as docs/input-formats.md shows it (every registered format tried).
+    (shown,) = [
+        b.text for b in parse_blocks(DOCS / "input-formats.md") if "all_results/notes.txt" in b.text
+    ]
+    assert message == shown

@@ -112,6 +112,34 @@ def test_aborted_eval_is_refused(release):
     assert "3 samples x 2 epochs" in info.value.message
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_aborted_eval_message_is_the_documented_one(release, tmp_path, monkeypatch):
+    """The message docs/input-formats.md shows, as the ingest job prints it
+    (rederive.runner.run), for an aborted log at logs/delta.eval."""
+    from types import SimpleNamespace
+
+    from test_docs import DOCS, parse_blocks
+
+    from rederive.runner import run
+
+    page = parse_blocks(DOCS / "input-formats.md")
+    (shown,) = [b.text for b in page if "logs/delta.eval" in b.text and b.lang == "text"]
+    monkeypatch.chdir(tmp_path)  # messages name files relative to the working directory
+    (tmp_path / "logs").mkdir()
+    shutil.copy(FIXTURES / release / "error.eval", tmp_path / "logs" / "delta.eval")
+    log = tmp_path / "ingest.log"
+    job = SimpleNamespace(
+        log=[str(log)],
+        output=[],
+        rule="ingest_benchmark_batch",
+        wildcards=SimpleNamespace(analysis="agents"),
+    )
+    with pytest.raises(SystemExit):
+        run(lambda _: read_eval_log(Path("logs/delta.eval"), scorer="match"), job)
+    printed = log.read_text()
+    assert printed[printed.index("rederive: ") :].rstrip("\n") == shown
+
+
 def _rewrite(src: Path, dst: Path, edit) -> Path:
     """Copy of a real log with ``edit(members)`` applied (deflate, readable by zipfile)."""
     with ZipReader(src) as archive:

@@ -7,6 +7,7 @@ import os
 import pandas as pd
 import pytest
 from corpus.make_corpus import BAD_LINE, FATAL, make_corpus, summary, walk
+from test_docs import DOCS, parse_blocks
 from workflow_utils import run_workflow
 
 from rederive.errors import InputError
@@ -24,6 +25,15 @@ def outcomes(tmp_path_factory):
         os.chdir(cwd)
     print("\n" + summary(results))
     return {o.case.id: o for o in results}
+
+
+def test_the_summary_line_is_the_documented_one(outcomes):
+    """docs/guarantees.md quotes the corpus's summary line: a new reader or case updates it."""
+    (shown,) = [
+        b.text for b in parse_blocks(DOCS / "guarantees.md") if b.text.startswith("cases tried:")
+    ]
+    line = summary(list(outcomes.values()))
+    assert line == shown, f"docs/guarantees.md shows {shown!r}; the corpus gives {line!r}"
 
 
 def test_no_traceback_and_every_error_names_its_line(outcomes):

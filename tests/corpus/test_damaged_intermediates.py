@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+from test_docs import DOCS, parse_blocks
 
 from rederive.io import intact, warehouse
 from rederive.io.accounting import Accounting, write_ingested
@@ -247,8 +248,8 @@ def test_refresh_records_snakemakes_touch(built):
     assert intact.refresh(time.time() + 60) == 0  # stamps older than the run: untouched
 
 
-def test_corpus_summary(built, capsys):
-    """One line for the bench README: every case, how it ended."""
+def test_every_damage_is_found_and_every_harmless_change_left_alone(built, capsys):
+    """One line for docs/guarantees.md: every case, how it ended."""
     found = harmless_ok = 0
     for kind, damage in CASES:
         output = built(kind)
@@ -268,12 +269,20 @@ def test_corpus_summary(built, capsys):
             change(_file(output, kind))
             harmless_ok += intact.check(output) is None
     n_harmless = len(OUTPUTS) * len(HARMLESS)
+    line = (
+        f"damaged intermediates: {len(CASES)} damaged, {found} found | "
+        f"{n_harmless} unchanged bytes, {harmless_ok} left alone"
+    )
     with capsys.disabled():
-        print(
-            f"\ndamaged intermediates: {len(CASES)} damaged, {found} found | "
-            f"{n_harmless} unchanged bytes, {harmless_ok} left alone"
-        )
+        print("\n" + line)
     assert found == len(CASES) and harmless_ok == n_harmless
+    # docs/guarantees.md quotes this line: a new case updates it there.
+    (shown,) = [
+        b.text
+        for b in parse_blocks(DOCS / "guarantees.md")
+        if b.text.startswith("damaged intermediates:")
+    ]
+    assert line == shown, f"docs/guarantees.md shows {shown!r}; the corpus gives {line!r}"
 
 
 @pytest.mark.parametrize("kind", ["warehouse", "items_parquet", "ingest_batch"])

@@ -481,3 +481,18 @@ def test_a_file_of_another_format_is_refused_naming_file_line_and_field(tmp_path
     with pytest.raises(InputError) as info:
         read(module, path, baseline="b")
     assert info.value.file.endswith(path.name) and info.value.field is not None
+
+
+def test_the_long_example_of_the_docs_is_read_as_they_say(tmp_path):
+    """The ``csv`` block of docs/kinds/preference-inputs.md: a win, a loss by ``winner``,
+    a graded preference."""
+    from test_docs import DOCS, parse_blocks
+
+    (block,) = [b for b in parse_blocks(DOCS / "kinds" / "preference-inputs.md") if b.lang == "csv"]
+    path = tmp_path / "games.csv"
+    path.write_text(block.text + "\n")
+    assert long.detect(path)
+    frame, accounting = read(long, path)
+    assert frame["outcome"].tolist() == [1.0, 0.0, 0.25]
+    assert frame["verdict"].tolist() == ["a", "b", "graded"]
+    assert frame["game"].tolist() == [1, 2, 1] and accounting.rows_used == 3

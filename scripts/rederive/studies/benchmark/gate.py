@@ -1,5 +1,8 @@
 """Rule ``gate_benchmark_candidates``: the analysis's ``gate:`` block, baseline against candidates.
 
+Not in the workflow yet: this script and ``config/schemas/gate.fragment.yaml`` wait
+for the rule (docs/gate.md, "In the workflow"); ``tests/test_gate_cli.py`` runs it.
+
 From the analysis's warehouse (read-only: the ``scores`` behind ``pairwise.csv``
 and the ``responses`` epochs behind them), each candidate is gated against the
 baseline by :func:`rederive.gate.compare.run_gate` (statistics:

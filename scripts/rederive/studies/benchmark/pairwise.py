@@ -1,4 +1,4 @@
-"""Rule ``analyse_benchmark_pairwise``: every model pair compared item by item,
+"""Rule ``compare_benchmark_models``: every model pair compared item by item,
 with a paired test, Benjamini–Hochberg q-values, and a ranking that shows which
 models cannot be separated.
 

@@ -1,0 +1,188 @@
+"""Write the rule graphs shown in docs/architecture.md: one per kind, and the whole bundled build.
+
+Usage, from the repository root::
+
+    .venv/bin/python docs/rulegraphs/make_rulegraphs.py          # write DOT and SVG
+    .venv/bin/python docs/rulegraphs/make_rulegraphs.py --no-svg # DOT only (no Graphviz)
+
+Each graph is ``snakemake --rulegraph`` on the bundled analysis of one kind
+(``--config 'build=[<analysis>]'``; the first analysis of that kind in
+``config/config.yaml``), or on every bundled analysis (``build.dot``), run in a
+scratch folder so that nothing is written into the checkout. Snakemake's own DOT
+numbers its nodes and orders its edges in set order, which changes from run to
+run; this script keeps only the rule names and the edges between them and writes
+them sorted, coloured by the stage of the flow each rule belongs to (its verb, as
+the ``verb_noun`` rule names say), with the rules written once for every analysis
+dashed. The ``all`` rule is left out: it depends on every rule and would hide the
+flow. The SVG is ``dot -Tsvg`` of the DOT (Graphviz).
+
+``tests/test_rulegraphs.py`` regenerates the DOT and fails when it differs from the
+committed files; this is a developer tool, not part of any job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = Path(__file__).resolve().parent
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+COMMAND = ".venv/bin/python docs/rulegraphs/make_rulegraphs.py"
+
+#: Stage of the flow -> (fill colour, the rule-name verbs in it), in flow order.
+STAGES = {
+    "ingest": ("#cfe2f3", ("ingest",)),
+    "warehouse": ("#b6d7a8", ("build_warehouse",)),
+    "analysis": (
+        "#fff2cc",
+        ("analyse", "compare", "cluster", "decompose", "estimate", "fit", "tabulate"),
+    ),
+    "figures": ("#f9cb9c", ("plot",)),
+    "check": ("#ea9999", ("check", "audit")),
+    "changes": ("#d9d2e9", ("report",)),
+    "summary and site": ("#d9d9d9", ("summarize", "write", "build")),
+}
+OTHER = "#ffffff"
+
+NODE = re.compile(r'^\s*(\d+)\[label = "([^"]+)"')
+EDGE = re.compile(r"^\s*(\d+) -> (\d+)\s*$")
+
+
+def bundled_analyses(config: Path = REPO / "config" / "config.yaml") -> dict[str, str]:
+    """kind -> the first bundled analysis of that kind, in config order."""
+    analyses = yaml.safe_load(config.read_text(encoding="utf-8"))["analyses"]
+    first: dict[str, str] = {}
+    for name, entry in analyses.items():
+        first.setdefault(entry["kind"], name)
+    return first
+
+
+def rulegraph(build: list[str] | None) -> str:
+    """Snakemake's ``--rulegraph`` DOT for the bundled analyses in ``build`` (None: all)."""
+    env = dict(os.environ)
+    # This checkout's library, whatever the virtual environment's install points at.
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO / "scripts"), *filter(None, [env.get("PYTHONPATH")])]
+    )
+    with tempfile.TemporaryDirectory(prefix="rulegraph-") as scratch:
+        (Path(scratch) / "raw").symlink_to(REPO / "raw")
+        cmd = [
+            str(SNAKEMAKE),
+            "-s",
+            str(REPO / "Snakefile"),
+            "--directory",
+            scratch,
+            "--rulegraph",
+        ]
+        if build is not None:
+            cmd += ["--config", f"build=[{','.join(build)}]"]
+        proc = subprocess.run(cmd, cwd=scratch, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-4000:]}")
+    return proc.stdout
+
+
+def parse(dot: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """Rule names and (upstream, downstream) edges of Snakemake's rule-graph DOT."""
+    names: dict[str, str] = {}
+    edges = []
+    for line in dot.splitlines():
+        if node := NODE.match(line):
+            names[node.group(1)] = node.group(2)
+        elif edge := EDGE.match(line):
+            edges.append((edge.group(1), edge.group(2)))
+    if not names:
+        raise ValueError("no rule in the rule graph")
+    return set(names.values()), {(names[a], names[b]) for a, b in edges}
+
+
+def stage(rule: str) -> str:
+    """The stage of the flow a rule belongs to, from its verb (``verb_noun`` names)."""
+    verb = rule.split("_", 1)[0]
+    if verb == "build" and rule.endswith("_warehouse"):
+        return "warehouse"
+    for name, (_, verbs) in STAGES.items():
+        if verb in verbs:
+            return name
+    return "other"
+
+
+def canonical(rules: set[str], edges: set[tuple[str, str]], kinds: list[str], title: str) -> str:
+    """A DOT text that depends on the graph alone: rules and edges sorted, no ``all``."""
+    rules = rules - {"all"}
+    edges = {(a, b) for a, b in edges if "all" not in (a, b)}
+    order = list(STAGES) + ["other"]
+    lines = [
+        f"// {title}",
+        f"// Generated by {COMMAND}; do not edit.",
+        "digraph rules {",
+        "    graph [bgcolor=white, margin=0, rankdir=TB, nodesep=0.25, ranksep=0.35];",
+        '    node [shape=box, style="rounded,filled", fontname="DejaVu Sans", fontsize=10,'
+        " penwidth=1];",
+        "    edge [color=grey40, arrowsize=0.6];",
+    ]
+    for rule in sorted(rules, key=lambda r: (order.index(stage(r)), r)):
+        colour = STAGES[stage(rule)][0] if stage(rule) in STAGES else OTHER
+        # A rule written once for every analysis names no kind.
+        shared = not any(f"_{kind}_" in f"_{rule}_" for kind in kinds)
+        style = ', style="rounded,filled,dashed"' if shared else ""
+        lines.append(f'    "{rule}" [fillcolor="{colour}"{style}];')
+    for a, b in sorted(edges):
+        lines.append(f'    "{a}" -> "{b}";')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def graphs() -> dict[str, str]:
+    """File stem -> canonical DOT: one per kind with a bundled analysis, and ``build``."""
+    bundled = bundled_analyses()
+    kinds = sorted(bundled)
+    titles = {
+        kind: (f"Rules of kind {kind}: snakemake --rulegraph, build=[{name}]", [name])
+        for kind, name in sorted(bundled.items())
+    }
+    titles["build"] = ("Rules of the whole bundled build: snakemake --rulegraph", None)
+    # Two at a time: each is a Snakemake start-up (~2 s of one core).
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        dots = dict(zip(titles, pool.map(rulegraph, [b for _, b in titles.values()]), strict=True))
+    return {
+        stem: canonical(*parse(dots[stem]), kinds, title) for stem, (title, _) in titles.items()
+    }
+
+
+def render_svg(dot_text: str) -> str:
+    """``dot -Tsvg`` of a DOT text."""
+    dot = shutil.which("dot")
+    if dot is None:
+        raise FileNotFoundError("Graphviz's dot is not installed (apt-get install graphviz)")
+    proc = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"dot -Tsvg failed: {proc.stderr}")
+    return proc.stdout
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="folder (default: %(default)s)")
+    parser.add_argument("--no-svg", action="store_true", help="write the DOT files only")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for stem, dot_text in graphs().items():
+        (args.out / f"{stem}.dot").write_text(dot_text, encoding="utf-8")
+        if not args.no_svg:
+            (args.out / f"{stem}.svg").write_text(render_svg(dot_text), encoding="utf-8")
+        print(f"{args.out / stem}.dot" + ("" if args.no_svg else " and .svg"))
+
+
+if __name__ == "__main__":
+    main()
