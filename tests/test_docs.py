@@ -395,9 +395,7 @@ def test_config_examples_are_marked():
     """The README and the input-formats page have an example for the common input
     formats of kind benchmark, and the README one for a paper kind."""
     readme = {b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path == README}
-    formats_page = {
-        b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path.name == "input-formats.md"
-    }
+    formats_page = {b.arg.split()[0] for b in CONFIG_EXAMPLES if b.path.name == "input-formats.md"}
     assert {"lm_eval", "inspect", "matrix", "long"} <= readme | formats_page
     assert readme & set(PAPER_KINDS)
     for block in ALL_BLOCKS:

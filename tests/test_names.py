@@ -40,6 +40,19 @@ HOSTILE = [
 NAMES = NA_LIKE + NUMERIC + HOSTILE
 
 
+def _latex_with_booktabs() -> bool:
+    """pdflatex and the booktabs package (texlive-latex-recommended on Debian)."""
+    if shutil.which("pdflatex") is None or shutil.which("kpsewhich") is None:
+        return False
+    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True)
+    return bool(found.stdout.strip())
+
+
+NEEDS_LATEX = pytest.mark.skipif(
+    not _latex_with_booktabs(), reason="pdflatex with booktabs.sty not installed"
+)
+
+
 def test_name_columns_read_back_byte_exact(tmp_path):
     frame = pd.DataFrame(
         {
@@ -216,7 +229,7 @@ def _compile(tex: str, tmp_path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
+@NEEDS_LATEX
 def test_booktabs_with_hostile_names_compiles(tmp_path):
     body = pd.DataFrame({"Model": NAMES, "TAR": [float(i) for i in range(len(NAMES))]})
     tex = booktabs(
@@ -229,7 +242,7 @@ def test_booktabs_with_hostile_names_compiles(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:]
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
+@NEEDS_LATEX
 def test_every_character_kept_as_is_compiles(tmp_path):
     from rederive.report.latex import TYPESET_AS_IS
 

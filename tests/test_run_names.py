@@ -165,7 +165,14 @@ def assert_refused(proc, *needles):
 
 @pytest.mark.parametrize(
     ("kind", "raw_dir"),
-    [("salitrap", "/"), ("tag_sycophancy", "/etc"), ("cot_loadbearing", "/"), ("benchmark", "/")],
+    # "/" itself holds the working directory's results/: refused for that first
+    # (tests/test_workflow_robustness.py).
+    [
+        ("salitrap", "/usr"),
+        ("tag_sycophancy", "/etc"),
+        ("cot_loadbearing", "/etc"),
+        ("benchmark", "/usr"),
+    ],
 )
 def test_a_raw_dir_that_is_not_a_study_folder_is_refused_before_any_job(tmp_path, kind, raw_dir):
     proc = dry_run(tmp_path, kind, raw_dir)
