@@ -2,13 +2,12 @@
 their cells, figures and LaTeX print names literally."""
 
 import re
-import shutil
 import subprocess
 from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import pytest
+from latex_utils import NEEDS_LATEX
 
 from rederive import summary
 from rederive.check import Check, checks_frame, summary_markdown
@@ -38,19 +37,6 @@ HOSTILE = [
     "BH q < 0.05 > p",
 ]
 NAMES = NA_LIKE + NUMERIC + HOSTILE
-
-
-def _latex_with_booktabs() -> bool:
-    """pdflatex and the booktabs package (texlive-latex-recommended on Debian)."""
-    if shutil.which("pdflatex") is None or shutil.which("kpsewhich") is None:
-        return False
-    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True)
-    return bool(found.stdout.strip())
-
-
-NEEDS_LATEX = pytest.mark.skipif(
-    not _latex_with_booktabs(), reason="pdflatex with booktabs.sty not installed"
-)
 
 
 def test_name_columns_read_back_byte_exact(tmp_path):

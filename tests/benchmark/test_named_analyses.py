@@ -50,7 +50,11 @@ def tables(work: Path, name: str) -> dict[str, bytes]:
     return {
         str(p.relative_to(folder)): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.suffix in TEXT_SUFFIXES and "ingested" not in p.parts
+        # history/ records when each build ran (docs/changes.md): not a table.
+        if p.is_file()
+        and p.suffix in TEXT_SUFFIXES
+        and "ingested" not in p.parts
+        and "history" not in p.parts
     }
 
 

@@ -58,11 +58,13 @@ def slurm_cluster():
 
 def result_files(root: Path) -> dict[str, bytes]:
     """Tables, figures, checks and provenance; not the DuckDB file (its bytes
-    depend on write order), nor logs and timings."""
+    depend on write order), nor logs and timings, nor the history's build times."""
     skip = ("results/logs/", "results/benchmarks/")
     files = {}
     for path in sorted((root / "results").rglob("*")):
         rel = path.relative_to(root).as_posix()
+        if "history" in path.parts:
+            continue
         if path.is_file() and not rel.startswith(skip) and path.suffix != ".duckdb":
             files[rel] = path.read_bytes()
     return files

@@ -5,11 +5,11 @@ the CSVs, the summary's counts equal each analysis's, every ``.tex`` compiles.""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from latex_utils import NEEDS_LATEX
 from names_corpus.make_names_corpus import write_corpus
 from workflow_utils import run_workflow
 
@@ -137,7 +137,7 @@ def test_summary_counts_equal_each_analysis(corpus):
         )
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
+@NEEDS_LATEX
 def test_every_tex_table_compiles(corpus, tmp_path):
     root, _, _ = corpus
     tables = _results(root, ".tex")

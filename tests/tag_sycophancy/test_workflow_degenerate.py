@@ -54,7 +54,9 @@ def test_runs_to_completion_without_published_numbers(built):
     md = (built / STUDY / "check" / "published_check.md").read_text()
     assert "No published numbers to compare" in md
     summary = (built / "results" / "summary" / "published_check.md").read_text()
-    assert "| tag_sycophancy | 0 | 0 | 0 | 0 | no published numbers to compare |" in summary
+    row = next(line for line in summary.splitlines() if line.startswith("| tag_sycophancy |"))
+    assert row.endswith("| no published numbers to compare |"), row
+    assert "No checks were made." in summary
 
 
 def test_every_floor_limited_model_is_not_estimable(built):
