@@ -306,10 +306,14 @@ def test_init_lists_what_it_cannot_separate_and_still_writes_the_rest(tmp_path, 
     assert config["analyses"] == {
         "evals": {"kind": "benchmark", "label": "evals", "raw_dir": str(folder)}
     }
-    assert "rederive: init: problem: 1 run(s) are not analysed" in stderr
-    assert "(tasks alpaca_eval)" in stderr
+    assert (
+        "rederive: init: problem: 1 run(s) are not analysed (phi-2.csv; tasks alpaca_eval): "
+        "they share no task with the runs beside them, and no folder selects exactly them "
+        f"(inputs: {{'auto': '{folder}'}} is refused: " in stderr
+    )
+    assert "notes.txt: inputs.auto: no input format recognises this file" in stderr
     text = out.read_text()
-    assert "#   phi-2.csv (long): shares no task with the runs beside it" in text
+    assert "#   phi-2.csv (long): no folder selects exactly its group of runs" in text
     assert "#   notes.txt: no input format recognises it" in text
     assert dry_run(workdir, out).returncode == 0
 
@@ -538,3 +542,14 @@ def test_items_csv_beside_the_runs_is_read_not_refused(tmp_path, workdir, capsys
     assert config["analyses"]["evals"]["raw_dir"] == str(folder)
     text = (workdir / "c.yaml").read_text()
     assert "#   items.csv: item metadata" in text and "nobody reads" not in text
+
+
+def test_the_config_shown_in_the_docs_is_what_init_writes(tmp_path, workdir, capsys):
+    folder = tmp_path / "my_evals"
+    for model in ("dummy-a", "dummy-b"):
+        shutil.copytree(FIXTURES / "lm_eval" / "out" / model, folder / "lm_eval_out" / model)
+    assert init(folder, Path("my_evals.yaml"), capsys=capsys)[0] == 0
+    written = (workdir / "my_evals.yaml").read_text().replace(str(folder), "/data/my_evals")
+    page = (REPO / "docs" / "configuration.md").read_text()
+    shown = re.findall(r"<!-- config-example: auto -->\n```yaml\n(.*?)```", page, re.S)
+    assert written in shown

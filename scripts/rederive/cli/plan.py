@@ -18,7 +18,7 @@ from pathlib import Path
 from rederive.analyses import NAME_PATTERN, RESERVED_NAMES, load_schema
 from rederive.cli.grouping import Content, Group, group_runs
 from rederive.cli.scan import Run, Scan
-from rederive.cli.select import common_folder, found_by, select_inputs
+from rederive.cli.select import Unselectable, common_folder, found_by, select_inputs
 from rederive.io import formats
 
 __all__ = ["Analysis", "Plan", "make_plan", "slug"]
@@ -127,12 +127,14 @@ def make_plan(
     refused = [run for run in benchmark_runs if contents[run.path].error]
     tolerated = {run.path.resolve() for run in refused}
     included: set[Path] = set()
-    unplaced: list[Group] = []
-    for group in group_runs(benchmark_runs, contents, items):
+    unplaced: list[tuple[Group, str]] = []
+    groups = group_runs(benchmark_runs, contents, items)
+    for group in groups:
         raw_dir = _raw_dir(scan, group.runs)
-        inputs = select_inputs(raw_dir, group.runs, tolerated)
-        if inputs is None:
-            unplaced.append(group)
+        try:
+            inputs = select_inputs(raw_dir, group.runs, tolerated)
+        except Unselectable as exc:
+            unplaced.append((group, str(exc)))
             continue
         entry = {"kind": "benchmark", "label": "", "raw_dir": str(raw_dir)}
         if inputs:
@@ -147,7 +149,7 @@ def make_plan(
                 f"({', '.join(runs)}): the build refuses two runs of one model and task; "
                 "keep one of them in the folder"
             )
-        found = found_by(raw_dir, inputs) or {}
+        found = found_by(raw_dir, inputs)
         included |= set(found) & tolerated
         for run in refused:
             if run.path.resolve() in found:
@@ -157,7 +159,7 @@ def make_plan(
         folder = raw_dir if raw_dir != scan.folder else common_folder(group.runs)
         suffix = scan.rel(folder) if folder != scan.folder else next(iter(group.tasks))
         parts.append((suffix, analysis))
-    _unseparated(plan, unplaced, scan)
+    _unseparated(plan, unplaced, scan, several=len(groups) > 1)
     for run in refused:
         message = contents[run.path].error
         where = "the build stops at it" if run.path.resolve() in included else "not analysed"
@@ -214,23 +216,21 @@ def _raw_dir(scan: Scan, runs: list[Run]) -> Path:
     return max(holders, key=lambda folder: len(folder.parts), default=scan.folder)
 
 
-def _unseparated(plan: Plan, groups: list[Group], scan: Scan) -> None:
-    if not groups:
-        return
-    described = "; ".join(
-        f"{', '.join(scan.rel(r.path) for r in g.runs[:3])}{' …' if len(g.runs) > 3 else ''} "
-        f"(tasks {_listing(list(g.tasks))})"
-        for g in groups
-    )
-    plan.problems.append(
-        f"{sum(len(g.runs) for g in groups)} run(s) are not analysed: they share no task with "
-        f"the runs beside them, and no folder selects them apart ({described}). Items are "
-        "matched on (task, item_id), so runs without a shared task cannot be compared in one "
-        "analysis: move each group into a folder of its own and run rederive init again"
-    )
-    for group in groups:
+def _unseparated(plan: Plan, groups: list[tuple[Group, str]], scan: Scan, *, several: bool) -> None:
+    """Problems for the groups no folder selects (``several``: of more than one group)."""
+    for group, why in groups:
+        names = ", ".join(scan.rel(r.path) for r in group.runs[:3])
+        more = f" and {len(group.runs) - 3} more" if len(group.runs) > 3 else ""
+        tasks = f"tasks {_listing(list(group.tasks))}"
+        reason = "they share no task with the runs beside them, and " if several else ""
+        plan.problems.append(
+            f"{len(group.runs)} run(s) are not analysed ({names}{more}; {tasks}): {reason}no "
+            f"folder selects exactly them ({why}). An analysis reads whole folders, and items "
+            "are matched on (task, item_id): move each group of runs sharing a task into a "
+            "folder of its own and run rederive init again"
+        )
         for run in group.runs:
-            plan.left_out.append((run, "shares no task with the runs beside it"))
+            plan.left_out.append((run, "no folder selects exactly its group of runs"))
 
 
 def _preference_analysis(scan: Scan, runs: list[Run], schema_dir: Path) -> Analysis | str:

@@ -79,7 +79,8 @@ def render(plan: Plan, scan: Scan, *, command: str) -> str:
     """The text of the config file; ``command`` is the line that builds it."""
     out = _comment(
         [
-            f"Analyses of {scan.folder}, written by `rederive init`.",
+            "Analyses written by `rederive init` for the results in",
+            f"  {scan.folder}",
             "Build them (from any folder; results/ is written in the current one) with:",
             f"  {command}",
             "",

@@ -19,7 +19,7 @@ from rederive.io import formats
 from rederive.io.run_files import RunFilesError
 from rederive.studies.benchmark.sources import discover
 
-__all__ = ["common_folder", "select_inputs"]
+__all__ = ["Unselectable", "common_folder", "found_by", "select_inputs"]
 
 
 def common_folder(runs: list[Run]) -> Path:
@@ -38,28 +38,40 @@ def _candidates(raw_dir: Path, runs: list[Run]):
     yield {name: str(common_folder(group)) for name, group in sorted(by_format.items())}
 
 
-def found_by(raw_dir: Path, inputs: dict) -> dict[Path, str] | None:
-    """Path -> format of every run the workflow would read, or None when it refuses."""
+def found_by(raw_dir: Path, inputs: dict) -> dict[Path, str] | str:
+    """Path -> format of every run the workflow would read, or its refusal's message."""
     try:
         sources = discover(raw_dir, inputs)
-    except (InputError, RunFilesError, ValueError):
-        return None
+    except (InputError, RunFilesError, ValueError) as exc:
+        return str(exc)
     return {source.path.resolve(): source.format for source in sources.values()}
 
 
-def select_inputs(
-    raw_dir: Path, runs: list[Run], tolerated: set[Path] = frozenset()
-) -> dict | None:
+class Unselectable(Exception):
+    """No folder selects exactly the runs; the message says what the closest one does."""
+
+
+def select_inputs(raw_dir: Path, runs: list[Run], tolerated: set[Path] = frozenset()) -> dict:
     """The first candidate ``inputs:`` that reads ``runs``, each as its detected format,
     and nothing else but paths of ``tolerated`` (runs that are found anyway, such as
-    runs their reader refuses); None when no folder selection does.
+    runs their reader refuses).
+
+    Raises
+    ------
+    Unselectable
+        With what ``inputs: {auto: <their folder>}`` would do instead.
     """
     want = {run.path.resolve(): run.format for run in runs}
+    why = ""
     for inputs in _candidates(raw_dir, runs):
         found = found_by(raw_dir, inputs)
-        if found is None:
-            continue
-        extra = set(found) - set(want)
-        if all(found.get(path) == fmt for path, fmt in want.items()) and extra <= tolerated:
-            return inputs
-    return None
+        if isinstance(found, str):
+            reason = f"{inputs} is refused: {found}"
+        else:
+            extra = sorted(set(found) - set(want) - set(tolerated))
+            if all(found.get(path) == fmt for path, fmt in want.items()) and not extra:
+                return inputs
+            reason = f"{inputs} would also read {extra[0]}" if extra else f"{inputs} misses some"
+        if formats.AUTO in inputs:
+            why = f"inputs: {reason}"  # the selection closest to "these runs' folder"
+    raise Unselectable(why)
