@@ -242,10 +242,11 @@ def test_init_writes_one_analysis_per_group_of_runs_and_snakemake_accepts_it(
             "my_evals-scores",
         ]
     )
+    # raw_dir is the runs' own folder: every file under it is hashed into provenance.
     assert analyses["my_evals-lm_eval_out"] == {
         "kind": "benchmark",
         "label": "my_evals: lm_eval_out",
-        "raw_dir": str(folder),
+        "raw_dir": str(folder / "lm_eval_out"),
         "inputs": {"auto": str(folder / "lm_eval_out")},
     }
     # Inspect: gamma's errored sample leaves it 2 of 3 items; AlpacaEval: phi-2 lacks 2.
@@ -301,10 +302,14 @@ def test_init_lists_what_it_cannot_separate_and_still_writes_the_rest(tmp_path, 
     out = workdir / "evals.yaml"
     code, _, stderr, config = init(folder, out, capsys=capsys)
     assert code == 1
-    # The lm-eval folders are the documented layout (<raw_dir>/lm_eval/); the loose CSV of
-    # another task cannot be selected apart from them.
+    # The loose CSV of another task cannot be selected apart from the lm-eval folders.
     assert config["analyses"] == {
-        "evals": {"kind": "benchmark", "label": "evals", "raw_dir": str(folder)}
+        "evals": {
+            "kind": "benchmark",
+            "label": "evals",
+            "raw_dir": str(folder / "lm_eval"),
+            "inputs": {"auto": str(folder / "lm_eval")},
+        }
     }
     assert (
         "rederive: init: problem: 1 run(s) are not analysed (phi-2.csv; tasks alpaca_eval): "
@@ -351,7 +356,7 @@ def test_init_mixes_a_paper_study_folder_and_benchmark_files(tmp_path, workdir, 
         "ours-harness": {
             "kind": "benchmark",
             "label": "everything: harness",
-            "raw_dir": str(folder),
+            "raw_dir": str(folder / "harness"),
             "inputs": {"auto": str(folder / "harness")},
         },
     }
@@ -553,3 +558,20 @@ def test_the_config_shown_in_the_docs_is_what_init_writes(tmp_path, workdir, cap
     page = (REPO / "docs" / "configuration.md").read_text()
     shown = re.findall(r"<!-- config-example: auto -->\n```yaml\n(.*?)```", page, re.S)
     assert written in shown
+
+
+def test_an_earlier_builds_results_are_not_taken_for_runs(tmp_path, workdir, capsys):
+    folder = tmp_path / "evals"
+    shutil.copytree(FIXTURES / "lm_eval" / "out", folder / "lm_eval")
+    old = folder / "old_build"
+    (old / "summary").mkdir(parents=True)
+    (old / "summary" / "provenance.json").write_text("{}")
+    (old / "evals" / "ingested").mkdir(parents=True)
+    shutil.copy(FIXTURES / "alpaca_eval" / "ae2" / "long" / "phi-2.csv", old / "evals" / "ingested")
+    code, _, _, config = init(folder, workdir / "c.yaml", capsys=capsys)
+    assert code == 0
+    assert config["analyses"]["evals"]["inputs"] == {"auto": str(folder / "lm_eval")}
+    assert (
+        "#   old_build: the outputs of an earlier build, not inputs"
+        in (workdir / "c.yaml").read_text()
+    )

@@ -210,10 +210,13 @@ def make_plan(
 
 
 def _raw_dir(scan: Scan, runs: list[Run]) -> Path:
-    """The deepest folder laid out as a benchmark raw_dir (its items.csv and published/
-    are then read) that holds every run; the folder scanned when none is deeper."""
-    holders = [folder for folder in scan.extras if all(folder in run.path.parents for run in runs)]
-    return max(holders, key=lambda folder: len(folder.parts), default=scan.folder)
+    """The deepest folder holding every run that is laid out as a benchmark raw_dir
+    (its items.csv and published/ are then read), else the runs' own folder: every
+    file under a raw_dir is hashed into the analysis's provenance, so no wider."""
+    holders = [folder for folder in scan.extras if all(folder in r.path.parents for r in runs)]
+    if holders:
+        return max(holders, key=lambda folder: len(folder.parts))
+    return common_folder(runs)
 
 
 def _unseparated(plan: Plan, groups: list[tuple[Group, str]], scan: Scan, *, several: bool) -> None:

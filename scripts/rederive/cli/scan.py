@@ -6,7 +6,9 @@ folder laid out as a paper kind's study folder is that folder (not entered); a
 folder a format detects as one run (an lm-eval model folder) is that run (not
 entered); every other file is a run when exactly one format detects it, part
 of a run when a run reads it (an aggregate beside its samples), and otherwise
-*unread*, with the reason. Nothing found is dropped: hidden entries
+*unread*, with the reason. A benchmark raw_dir's ``items.csv`` (item metadata)
+and ``published/`` are set apart wherever they are, with their folder. Nothing
+found is dropped: hidden entries
 (``.DS_Store``, ``.git``) are counted, as auto mode skips them, and the files
 inside a run folder that its format does not read are listed as unread.
 """
@@ -20,6 +22,7 @@ from types import ModuleType
 from rederive.cli.studies import StudyFolder, study_folder
 from rederive.io import formats as benchmark_formats
 from rederive.io import preference as preference_formats
+from rederive.io.formats import _sniff
 
 __all__ = ["BENCHMARK_EXTRAS", "Run", "Scan", "Unread", "scan"]
 
@@ -53,8 +56,7 @@ class Scan:
     runs: list[Run] = field(default_factory=list)
     studies: list[StudyFolder] = field(default_factory=list)
     unread: list[Unread] = field(default_factory=list)
-    #: Folders laid out as a benchmark raw_dir (the top one, and any holding
-    #: ``<format>/`` folders beside ``items.csv`` or ``published/``) -> those extras.
+    #: Folders holding a benchmark raw_dir's ``items.csv`` or ``published/`` -> those.
     extras: dict[Path, list[Path]] = field(default_factory=dict)
     hidden: int = 0
 
@@ -85,11 +87,17 @@ def _module(registry: str, name: str) -> ModuleType:
     return dict(REGISTRIES)[registry][[m.NAME for m in dict(REGISTRIES)[registry]].index(name)]
 
 
-def _benchmark_raw_dir(folder: Path) -> bool:
-    """Is ``folder`` laid out as a benchmark raw_dir: format folders and its extras?"""
-    return any((folder / name).is_dir() for name in benchmark_formats.names()) and any(
-        (folder / name).exists() for name in BENCHMARK_EXTRAS
-    )
+def _benchmark_extra(path: Path) -> bool:
+    """Is ``path`` a benchmark raw_dir's ``published/`` or its ``items.csv`` (an
+    ``item_id`` column)? Auto mode skips them in the raw_dir, the build reads them."""
+    if path.name not in BENCHMARK_EXTRAS:
+        return False
+    if path.name == "published":
+        return path.is_dir()
+    if not path.is_file():
+        return False
+    rows = _sniff.csv_head(path)
+    return bool(rows) and "item_id" in {name.strip() for name in rows[0]}
 
 
 def scan(folder: str | Path) -> Scan:
@@ -112,6 +120,10 @@ def scan(folder: str | Path) -> Scan:
             result.unread.append(Unread(directory, "a link to a folder already walked"))
             return
         seen.add(real)
+        if (directory / "summary" / "provenance.json").is_file():
+            # An earlier build's results/: its ingested Parquet files look like runs.
+            result.unread.append(Unread(directory, "the outputs of an earlier build, not inputs"))
+            return
         study = study_folder(directory)
         if study is not None:
             result.studies.append(study)
@@ -132,12 +144,19 @@ def scan(folder: str | Path) -> Scan:
                         Unread(path, f"inside the {found[0]} run {name}/, which does not read it")
                     )
             return
-        holder = directory == root or _benchmark_raw_dir(directory)
         for entry in sorted(directory.iterdir()):
             if entry.name.startswith("."):
                 result.hidden += 1
-            elif holder and entry.name in BENCHMARK_EXTRAS:
+            elif _benchmark_extra(entry):
                 result.extras.setdefault(directory, []).append(entry)
+            elif entry.name == "items.csv":
+                result.unread.append(
+                    Unread(
+                        entry,
+                        "named items.csv but without an item_id column: a benchmark raw_dir's "
+                        "items.csv is its item metadata (item_id, task, category, group); rename it",
+                    )
+                )
             elif entry.is_dir():
                 walk(entry)
             else:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 #: The repository holding this package (``<repo>/scripts/rederive/cli/workflow.py``).
 REPO = Path(__file__).resolve().parents[3]
 SNAKEFILE = REPO / "Snakefile"
@@ -45,4 +43,6 @@ def kinds(schema_dir: Path = SCHEMA_DIR) -> list[str]:
 
 def bundled_config(path: Path = CONFIG) -> dict:
     """The bundled ``config/config.yaml``, which Snakemake merges a ``--configfile`` into."""
+    import yaml
+
     return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
