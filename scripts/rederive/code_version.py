@@ -18,8 +18,19 @@ __all__ = ["NOT_IN_JOBS", "RULE_PACKAGES", "library_version"]
 #: Library packages imported by one rule alone: editing them re-runs that rule only.
 RULE_PACKAGES = {"build_site": ("site",), "report_changes": ("changes", "site")}
 #: Modules no job imports: generators that write raw/ or config/kinds/, and
-#: command-line tools.
-NOT_IN_JOBS = ("simulate", "config_yaml.py", "diff.py", "package.py", "verify.py")
+#: command-line tools (a top-level module or package, or a path under the
+#: package such as a package's ``__main__.py`` whose other modules jobs do import).
+NOT_IN_JOBS = (
+    "simulate",
+    "cli",
+    "config_yaml.py",
+    "diff.py",
+    "package.py",
+    "verify.py",
+    "power.py",
+    "audit/__main__.py",
+    "gate/__main__.py",
+)
 
 
 def library_version(root: str | Path, kind: str | None = None, packages=()) -> str:
@@ -40,7 +51,7 @@ def library_version(root: str | Path, kind: str | None = None, packages=()) -> s
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         part = path.relative_to(root).parts
-        if part[0] in NOT_IN_JOBS:
+        if part[0] in NOT_IN_JOBS or "/".join(part) in NOT_IN_JOBS:
             continue
         if part[0] in own and part[0] not in packages:
             continue  # a page or a change report re-derives no table

@@ -21,6 +21,9 @@ from rederive.changes.history import History
 from rederive.changes.report import CSV_COLUMNS, compare_snapshots
 from rederive.changes.snapshots import KEPT_FOLDERS, FolderSnapshot
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.diff"
+
 IDENTICAL, DIFFERENT, UNUSABLE = 0, 1, 2
 
 
@@ -109,9 +112,9 @@ def list_builds(folder: str) -> str:
     return "\n".join(lines)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rederive.diff",
+        prog=prog,
         description=(
             "What differs between two builds of one analysis: two results folders "
             "(results/<name> and a copy), or two builds kept in a folder's history/. "
@@ -141,8 +144,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+def main(argv=None, prog: str = PROG) -> int:
+    args = parser(prog).parse_args(argv)
     try:
         if args.list:
             print(list_builds(args.folders[0]))

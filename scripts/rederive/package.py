@@ -25,6 +25,9 @@ from rederive.changes.snapshots import FolderSnapshot
 from rederive.io.content_keys import CACHE_FILE, ContentKeys
 from rederive.provenance import versions
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.package"
+
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = REPO / "config" / "schemas"
 LOCK = REPO / "envs" / "requirements.lock"
@@ -148,14 +151,15 @@ def make_package(name: str, out: str, *, configfiles=(), results=None, manifest_
     return snapshot, raw_files
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rederive.package",
+        prog=prog,
         description=(
             "Write a replication package of one built analysis: raw inputs (or their "
             "hashes), resolved settings, lock file, code state, results and the build's "
             "input manifest. Check it with python -m rederive.verify."
         ),
+        epilog="Exit status: 0 written, 2 not written (a 'rederive: package:' message).",
     )
     p.add_argument("name", help="the analysis (its results are in results/<name>)")
     p.add_argument("out", help="the package to write (.tar.gz)")
@@ -175,8 +179,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+def main(argv=None, prog: str = PROG) -> int:
+    args = parser(prog).parse_args(argv)
     try:
         snapshot, raw_files = make_package(
             args.name,

@@ -47,6 +47,9 @@ from rederive.stats.power import (
     unpaired_two_proportion_n,
 )
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.power"
+
 
 def plan_from_accuracies(
     acc_a: float,
@@ -294,11 +297,13 @@ def components_from_noise(
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rederive.power",
+        prog=prog,
         description="Items needed / minimum detectable difference for a paired comparison "
         "of two models (see docs/statistics.md, 'Plan an evaluation').",
+        epilog="Exit status: 0 planned, 2 unusable flags or input (a usage line, or a "
+        "'rederive: input error' message).",
     )
     src = parser.add_mutually_exclusive_group(required=True)
     src.add_argument("--acc-a", type=float, help="expected accuracy of model A (0-1)")
@@ -354,8 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
+def main(argv=None, prog: str = PROG) -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if not (0 < args.power < 1 and 0 < args.alpha < 1):
         parser.error("--power and --alpha must be in (0, 1)")

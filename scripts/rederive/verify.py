@@ -33,6 +33,9 @@ from rederive.changes.tables import key_text
 from rederive.code_version import library_version
 from rederive.provenance import git_state
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.verify"
+
 REPO = Path(__file__).resolve().parents[2]
 REPRODUCED, NOT_REPRODUCED, UNUSABLE = 0, 1, 2
 CELLS_SHOWN = 20
@@ -262,9 +265,9 @@ def verify(args) -> int:
     return REPRODUCED
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rederive.verify",
+        prog=prog,
         description=(
             "Rebuild a replication package (python -m rederive.package) with this workflow "
             "and compare every result file. Exit 0 reproduced, 1 not reproduced, 2 unusable."
@@ -285,8 +288,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+def main(argv=None, prog: str = PROG) -> int:
+    args = parser(prog).parse_args(argv)
     try:
         return verify(args)
     except PackageError as exc:

@@ -17,6 +17,9 @@ from rederive.audit.report import audit_file
 from rederive.audit.sizes import find_benchmark
 from rederive.errors import InputError
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.audit"
+
 
 def _sizes(text: str) -> dict[str, int]:
     out = {}
@@ -38,11 +41,13 @@ def _corr(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m rederive.audit",
+        prog=prog,
         description="Check a results table (CSV, Markdown, LaTeX tabular) from the table alone: "
         "GRIM, error bars, claims, ranks, identities.",
+        epilog="Exit status: 0 no inconsistent cell, 1 at least one (a finding of severity "
+        "error), 2 the table or the flags could not be used.",
     )
     p.add_argument("table", help="the table file")
     size = p.add_mutually_exclusive_group()
@@ -104,8 +109,8 @@ def options_from(args) -> Options:
     )
 
 
-def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv=None, prog: str = PROG) -> int:
+    args = build_parser(prog).parse_args(argv)
     try:
         options = options_from(args)
         result = audit_file(args.table, options)

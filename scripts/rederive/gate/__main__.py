@@ -15,6 +15,9 @@ from rederive.gate.compare import EXIT_UNUSABLE, FAIL_ON, Settings, run_gate
 from rederive.gate.data import open_source
 from rederive.gate.outputs import summary_lines, to_json, write_all
 
+#: The program name in usage lines (``rederive <command>`` passes its own).
+PROG = "python -m rederive.gate"
+
 DESCRIPTION = """\
 Gate a candidate against a baseline on the items both answered: the paired
 difference candidate − baseline with its two-sided interval (Tango's paired
@@ -54,9 +57,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_UNUSABLE, f"rederive: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p = _Parser(
-        prog="python -m rederive.gate",
+        prog=prog,
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -139,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv=None, prog: str = PROG) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(prog).parse_args(argv)
     except SystemExit as stop:  # --help (0) or a usage error (3): a status, not an exception
         return int(stop.code or 0)
     try:
