@@ -32,13 +32,10 @@ def require_workflow() -> Path:
 
 
 def kinds(schema_dir: Path = SCHEMA_DIR) -> list[str]:
-    """The kinds the config may name: the enum of ``config.schema.yaml``."""
-    from rederive.analyses import load_schema
+    """The kinds the config may name: one per ``config/schemas/<kind>.schema.yaml``."""
+    from rederive.analyses import kind_names
 
-    schema = load_schema(schema_dir / "config.schema.yaml")
-    return list(
-        schema["properties"]["analyses"]["additionalProperties"]["properties"]["kind"]["enum"]
-    )
+    return kind_names(schema_dir)
 
 
 def bundled_config(path: Path = CONFIG) -> dict:
