@@ -664,13 +664,54 @@ def analysis_outputs(name, folders):
 
 
 def analysis_checks(wildcards):
-    """Every built analysis's published check (of the kinds that have one)."""
+    """Every built analysis's published check (of the kinds that have one), then
+    those of the analyses earlier runs built (earlier_analyses) that have one."""
     check = "results/{analysis}/check/published_check.csv"
-    return [
+    built = [
         check.format(analysis=name)
         for name in BUILD
         if check in kind_outputs(kind_of(name))
     ]
+    earlier = [check.format(analysis=name) for name in earlier_analyses()]
+    return built + [path for path in earlier if Path(path).is_file()]
+
+
+@cache
+def earlier_analyses():
+    """Analyses in results/ that earlier runs built and this run does not
+    (rederive.changes.earlier): name -> Earlier, with each one's settings as it
+    was built laid into ANALYSES so that its page and captions read them. A
+    kind this workflow no longer has is left out."""
+    from rederive.analyses import RESERVED_NAMES
+    from rederive.changes.earlier import find_earlier
+
+    found = find_earlier("results", set(BUILD) | RESERVED_NAMES, current_file_hashes)
+    CONTENT_KEYS.save()
+    out = {}
+    for earlier in found:
+        if earlier.kind not in KINDS:
+            continue
+        ANALYSES[earlier.name] = {
+            "source": None,
+            **earlier.settings,
+            "raw_dir": earlier.raw_dir or ".",
+        }
+        out[earlier.name] = earlier
+    return out
+
+
+def current_file_hashes(folder):
+    """SHA-256 of every file under a folder now, by relative path (None when the
+    folder is not there or cannot be listed): the content-key cache hashes
+    only files whose stat changed."""
+    root = Path(folder)
+    if not root.is_dir():
+        return None
+    try:
+        files = list_files(root)
+    except RawTreeError:
+        return None
+    return {p.relative_to(root).as_posix(): CONTENT_KEYS.file(p) for p in files}
 
 
 def analysis_audits(wildcards):

@@ -18,8 +18,17 @@ NOT_CAPTION_PARAMS = ("library_version", "source_digest")
 
 
 def site_outputs(name):
-    """The analysis's files the site shows, in the order the rules declare them."""
-    return analysis_outputs(name, SITE_FOLDERS)
+    """The analysis's files the site shows, in the order the rules declare them
+    (of an analysis an earlier run built, those on disk)."""
+    files = analysis_outputs(name, SITE_FOLDERS)
+    if name in BUILD:
+        return files
+    return [f for f in files if Path(f).is_file()]
+
+
+def site_names():
+    """This run's analyses, then those earlier runs built (earlier_analyses)."""
+    return list(BUILD) + sorted(earlier_analyses())
 
 
 def _caption_params(rule_, name):
@@ -66,33 +75,52 @@ def site_reports(name):
 
 
 def site_analyses(wildcards):
-    """Params function: per built analysis, what its page and index row show."""
+    """Params function: per analysis, what its page and index row show; an
+    analysis an earlier run built says so, with its state and settings."""
     out = []
-    for name in BUILD:
+    earlier = earlier_analyses()
+    for name in site_names():
         w = Wildcards(fromdict={"analysis": name})
-        out.append(
-            {
-                "name": name,
-                "kind": kind_of(name),
-                "headline": headline_of(name),
-                "label": label(w),
-                "simulated": is_simulated(w),
-                "data_note": data_note(w),
-                "outputs": site_outputs(name),
-                "reports": site_reports(name),
-            }
-        )
+        entry = {
+            "name": name,
+            "kind": kind_of(name),
+            "headline": headline_of(name),
+            "label": label(w),
+            "simulated": is_simulated(w),
+            "data_note": data_note(w),
+            "outputs": site_outputs(name),
+            "reports": site_reports(name),
+        }
+        if name in earlier:
+            entry["earlier"] = earlier_record(earlier[name])
+        out.append(entry)
     return out
 
 
+def earlier_record(earlier):
+    """What the site shows of an analysis an earlier run built."""
+    manifest = earlier.entry.manifest
+    files = dict(manifest.get("inputs", {}))
+    for run in manifest.get("runs", {}).values():
+        files.update(run.get("files", {}))
+    return {
+        "note": earlier.note(),
+        "state": earlier.state,
+        "kind": earlier.kind,
+        "root": earlier.raw_dir or "",
+        "files": dict(sorted(files.items())),
+        "options": {k: v for k, v in earlier.settings.items() if k not in ("kind",)},
+    }
+
+
 def site_inputs(wildcards):
-    return [path for name in BUILD for path in site_outputs(name)]
+    return [path for name in site_names() for path in site_outputs(name)]
 
 
 def site_captions(wildcards):
     captions = {
         r["caption"]
-        for name in BUILD
+        for name in site_names()
         for r in site_reports(name).values()
         if r["caption"]
     }

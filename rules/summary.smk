@@ -13,6 +13,8 @@ rule summarize_published_checks:
             category="Summary",
         ),
         md="results/summary/published_check.md",
+    params:
+        earlier=lambda w: {n: e.note() for n, e in earlier_analyses().items()},
     script:
         "../scripts/rederive/summary.py"
 

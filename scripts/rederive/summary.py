@@ -45,23 +45,27 @@ def side_by_side(frame: pd.DataFrame) -> str:
 STATUSES = tuple(dict.fromkeys([s for c in CATEGORIES for s in (c.good, c.bad)] + [NA]))
 
 
-def study_rows(paths, frame: pd.DataFrame) -> list[list]:
+def study_rows(paths, frame: pd.DataFrame, notes: dict | None = None) -> list[list]:
     """Per analysis and kind: checks and counts per status (:data:`STATUSES`), and a note.
 
     An analysis without published numbers (a header-only CSV) still gets its row,
-    with the note :data:`rederive.check.NO_PUBLISHED`.
+    with the note :data:`rederive.check.NO_PUBLISHED`; ``notes`` (analysis ->
+    text) is added to an analysis's rows (an analysis an earlier run built).
     """
+    notes = notes or {}
     rows = []
     for path in paths:
         # results/<study>/check/published_check.csv
         study = Path(path).parts[-3]
+        extra = notes.get(study, "")
         group = frame[frame["study"] == study] if len(frame) else frame
         if group.empty:
-            rows.append([study, "", 0, *([""] * len(STATUSES)), NO_PUBLISHED])
+            note = "; ".join(x for x in (NO_PUBLISHED, extra) if x)
+            rows.append([study, "", 0, *([""] * len(STATUSES)), note])
             continue
         for kind, statuses in tally(zip(group["kind"], group["status"], strict=True)).items():
             shown = [statuses[s] if s in statuses else "" for s in STATUSES]
-            rows.append([study, kind, sum(statuses.values()), *shown, ""])
+            rows.append([study, kind, sum(statuses.values()), *shown, extra])
     return rows
 
 
@@ -110,7 +114,7 @@ def summary_html(frame: pd.DataFrame, rows: list[list] | None = None) -> str:
 def main(snakemake):
     frame = combine(snakemake.input.checks)
     frame.to_csv(snakemake.output.csv, index=False, lineterminator="\n", float_format="%.6g")
-    rows = study_rows(snakemake.input.checks, frame)
+    rows = study_rows(snakemake.input.checks, frame, dict(snakemake.params.earlier))
     preamble = "\n".join(
         [
             "Every number each study's paper states that the data determines, recomputed and "

@@ -95,13 +95,17 @@ def build_manifest(
         "inputs": {p: sha for p, sha in sorted(hashes.items()) if p not in in_runs},
         "code": dict(code),
         "headline": dict(headline) if headline else None,
+        # Where the inputs were on the machine that built it: how a later run
+        # finds them to say whether this build is stale (never compared).
+        "location": {"raw_dir": str(raw_dir)},
     }
 
 
 def identity(manifest: dict) -> dict:
     """The part of a manifest that decides whether two builds differ."""
     code = {k: v for k, v in manifest.get("code", {}).items() if k not in RECORD_ONLY}
-    return {**manifest, "code": code}
+    kept = {k: v for k, v in manifest.items() if k != "location"}
+    return {**kept, "code": code}
 
 
 def flatten_settings(settings, prefix: str = "") -> dict[str, str]:

@@ -88,8 +88,10 @@ def change_summary(path: Path) -> dict:
     }
 
 
-def provenance_record(prov: dict, name: str) -> dict | None:
-    record = prov.get("analyses", {}).get(name)
+def provenance_record(prov: dict, name: str, earlier: dict | None = None) -> dict | None:
+    """An analysis's provenance: this run's record (provenance.json) or, for an
+    analysis an earlier run built, what its kept build recorded."""
+    record = prov.get("analyses", {}).get(name) or earlier
     if record is None:
         return None
     files = sorted(record.get("files", {}).items())
@@ -171,7 +173,8 @@ def analysis_page(entry: dict, prov: dict) -> dict:
         "check_note": check_note,
         "changes": changes,
         "sections": page_sections,
-        "provenance": provenance_record(prov, name),
+        "provenance": provenance_record(prov, name, entry.get("earlier")),
+        "earlier": entry.get("earlier"),
     }
 
 
