@@ -67,8 +67,8 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import nct, norm
-from scipy.stats import t as student_t
+
+from rederive.stats.distributions import norm_cdf, norm_isf, norm_ppf, norm_sf, t_isf, t_sf
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -143,6 +143,14 @@ def power_df(n, test) -> np.ndarray:
     kinds = _check_test(test)
     n_arr = np.asarray(n, dtype=float)
     return np.where(kinds == T_TEST, n_arr - 1.0, np.nan)
+
+
+def _nct():
+    """scipy.stats' noncentral t, imported when a t-based power is computed
+    (importing scipy.stats costs ~0.8 s of CPU; most jobs never need it)."""
+    from scipy.stats import nct
+
+    return nct
 
 
 def _check_level(alpha: float, power: float) -> None:
@@ -308,7 +316,7 @@ def sd_from_ci(ci_low, ci_high, n_units, level: float = 0.95):
     reading of an interval. Used where a study's statistic is too involved to
     linearise here (its own paired bootstrap already carries pairing and clusters).
     """
-    z = norm.ppf(0.5 + level / 2.0)
+    z = norm_ppf(0.5 + level / 2.0)
     width = np.asarray(ci_high, dtype=float) - np.asarray(ci_low, dtype=float)
     return np.sqrt(np.asarray(n_units, dtype=float)) * width / (2.0 * z)
 
@@ -376,14 +384,14 @@ def power_two_sided(delta, sd, n, alpha: float = DEFAULT_ALPHA, *, test=Z_TEST):
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = d * np.sqrt(n_arr) / np.asarray(sd, dtype=float)
     effect = np.where(np.isnan(effect) & (d == 0), 0, effect)
-    z = norm.isf(alpha / 2.0)
-    out = norm.cdf(effect - z) + norm.cdf(-effect - z)
+    z = norm_isf(alpha / 2.0)
+    out = norm_cdf(effect - z) + norm_cdf(-effect - z)
     if np.any(kinds == T_TEST):
         df = np.where(n_arr >= 2, n_arr - 1.0, np.nan)
-        crit = student_t.isf(alpha / 2.0, df)
+        crit = t_isf(alpha / 2.0, df)
         finite = np.where(np.isfinite(effect), effect, 0.0)
         with np.errstate(invalid="ignore"):
-            t_power = nct.sf(crit, df, finite) + _lower_tail(crit, df, finite)
+            t_power = _nct().sf(crit, df, finite) + _lower_tail(crit, df, finite)
         t_power = np.where(np.isinf(effect), 1.0, t_power)
         out = np.where(kinds == T_TEST, t_power, out)
     return float(out) if np.ndim(out) == 0 else out
@@ -408,7 +416,7 @@ def _lower_tail(crit, df, ncp) -> np.ndarray:
     out = np.zeros(ncp.shape)
     near = ncp <= LOWER_TAIL_NEGLIGIBLE
     if near.any():
-        out[near] = nct.sf(crit[near], df[near], -ncp[near])
+        out[near] = _nct().sf(crit[near], df[near], -ncp[near])
     out[np.isnan(crit) | np.isnan(df) | np.isnan(ncp)] = np.nan
     return out
 
@@ -418,22 +426,22 @@ def _standard_effect(alpha: float, power: float, df: float | None) -> float:
     """The ``δ√n/sd`` the test detects with this power (``df`` None: the z form)."""
     if power <= alpha:
         return 0.0
-    z = norm.isf(alpha / 2.0)
+    z = norm_isf(alpha / 2.0)
     if df is None:
         return float(
             brentq(
-                lambda k: norm.cdf(k - z) + norm.cdf(-k - z) - power,
+                lambda k: norm_cdf(k - z) + norm_cdf(-k - z) - power,
                 0.0,
-                z + norm.ppf(power) + 1,
+                z + norm_ppf(power) + 1,
                 xtol=MDE_XTOL,
             )
         )
-    crit = student_t.isf(alpha / 2.0, df)
+    crit = t_isf(alpha / 2.0, df)
 
     def gap(k: float) -> float:
-        return float(nct.sf(crit, df, k) + _lower_tail(crit, df, k)) - power
+        return float(_nct().sf(crit, df, k) + _lower_tail(crit, df, k)) - power
 
-    high = z + norm.ppf(power) + 1
+    high = z + norm_ppf(power) + 1
     while gap(high) < 0:  # one df needs a noncentrality of ~ 10 to 100
         high *= 2
     return float(brentq(gap, 0.0, high, xtol=MDE_XTOL))
@@ -586,7 +594,7 @@ def unpaired_two_proportion_n(
     if p_a == p_b:
         return math.inf
     p_bar = (p_a + p_b) / 2
-    z_a, z_b = norm.isf(alpha / 2), norm.ppf(power)
+    z_a, z_b = norm_isf(alpha / 2), norm_ppf(power)
     root = z_a * math.sqrt(2 * p_bar * (1 - p_bar)) + z_b * math.sqrt(
         p_a * (1 - p_a) + p_b * (1 - p_b)
     )
@@ -711,7 +719,7 @@ def resampled_power(
         ) / xb.mean(axis=1, keepdims=True)
         se = u.std(axis=1, ddof=1) / np.sqrt(n)
         z = np.abs(ra - rb) / se
-    crit = norm.isf(alpha / 2) if test == Z_TEST else student_t.isf(alpha / 2, n - 1)
+    crit = norm_isf(alpha / 2) if test == Z_TEST else t_isf(alpha / 2, n - 1)
     # A resample where both models agree on every unit has se = 0: no evidence.
     reject = np.where(se > 0, z > crit, False)
     return float(np.mean(reject))
@@ -753,7 +761,7 @@ def resampled_bh_power(
         se = d.std(axis=0, ddof=1) / np.sqrt(n)
         with np.errstate(invalid="ignore", divide="ignore"):
             stat = np.abs(d.mean(axis=0)) / se
-            tail = norm.sf(stat) if test == Z_TEST else student_t.sf(stat, n - 1)
+            tail = norm_sf(stat) if test == Z_TEST else t_sf(stat, n - 1)
             p = np.where(se > 0, 2 * tail, 1.0)
         reject, _ = bh_adjust(p, q)
         hits += reject

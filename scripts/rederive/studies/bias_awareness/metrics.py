@@ -16,7 +16,6 @@ Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.inter_rater import cohens_kappa
 
 from rederive.stats.bootstrap import (
     bootstrap_ratio,
@@ -385,6 +384,9 @@ def kappa_2x2(judge, keyword) -> dict:
     if counts.sum() == 0 or np.isclose(p_chance, 1.0):
         out.update(kappa=float("nan"), kappa_low=float("nan"), kappa_high=float("nan"))
         return out
+    # statsmodels costs ~1 s to import; only this function needs it.
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     result = cohens_kappa(counts, return_results=True)
     out.update(
         kappa=float(result.kappa),

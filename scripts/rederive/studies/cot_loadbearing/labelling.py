@@ -10,7 +10,6 @@ Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educ. Psychol.
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.inter_rater import cohens_kappa
 
 from rederive.io.warehouse import query
 from rederive.runner import run
@@ -52,6 +51,9 @@ def confusion(rows: pd.DataFrame) -> pd.DataFrame:
 def _kappa(table: np.ndarray) -> tuple[float, float, float]:
     if table.sum() == 0 or (table.sum(axis=0) > 0).sum() < 2 and (table.sum(axis=1) > 0).sum() < 2:
         return np.nan, np.nan, np.nan
+    # statsmodels costs ~1 s to import; only this function needs it.
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     res = cohens_kappa(table, return_results=True)
     return float(res.kappa), float(res.kappa_low), float(res.kappa_upp)
 
