@@ -353,7 +353,7 @@ def test_epochs_are_averaged_and_the_epochs_needed_follow_the_noise_split(tmp_pa
     path = tmp_path / "long.csv"
     frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "correct", "epoch"])
     frame.to_csv(path, index=False, lineterminator="\n")
-    argv = [path, "--baseline", "base", "--candidate", "cand", "--margin-pp", "2", "--json"]
+    argv = [path, "--baseline", "base", "--candidate", "cand", "--margin-pp", "1", "--json"]
     overall = json.loads(gate(*argv, capsys=capsys)[1])["comparisons"][0]["overall"]
     # Per-item epoch means, paired t on their differences.
     means = frame.groupby(["model", "item_id"])["correct"].mean().unstack(0)
@@ -362,17 +362,37 @@ def test_epochs_are_averaged_and_the_epochs_needed_follow_the_noise_split(tmp_pa
     assert overall["diff_pp"] == pytest.approx(100 * d.mean(), abs=1e-6)
     # Epochs that reach an MDE equal to the estimate's distance from the margin, from
     # the between/within split written out: within = mean over items of both models'
-    # epoch variances; between = Var(d) - within / K (Miller 2024, sec. 3).
+    # epoch variances; between = Var(d) - within / K (Miller 2024, sec. 3). Epoch
+    # means are decided by the paired t interval, so the power is the noncentral t's
+    # with n - 1 df (both tails, as pwr.t.test counts them); the z form says 27 here.
     var = frame.groupby(["model", "item_id"])["correct"].var(ddof=1).unstack(0)
     within = float((var["cand"] + var["base"]).mean())
     between = float(d.var(ddof=1)) - within / k
-    z = stats.norm.isf(0.025)
-    kk = optimize.brentq(lambda x: stats.norm.cdf(x - z) + stats.norm.cdf(-x - z) - 0.8, 0, 10)
-    distance = abs(d.mean() + 0.02)
-    budget = n * (distance / kk) ** 2 - max(between, 0)
-    assert budget > 0 and within > 0
-    assert overall["epochs_needed"] == max(int(np.ceil(within / budget - 1e-9)), 1) > k
+    crit = stats.t.isf(0.025, n - 1)
+
+    def t_power(x):
+        return stats.nct.sf(crit, n - 1, x) + stats.nct.sf(crit, n - 1, -x)
+
+    def z_power(x):
+        z = stats.norm.isf(0.025)
+        return stats.norm.cdf(x - z) + stats.norm.cdf(-x - z)
+
+    distance = abs(d.mean() + 0.01)
+
+    def epochs(power_of):
+        effect = optimize.brentq(lambda x: power_of(x) - 0.8, 0.5, 8)
+        budget = n * (distance / effect) ** 2 - max(between, 0)
+        assert budget > 0 and within > 0
+        return max(int(np.ceil(within / budget - 1e-9)), 2)
+
+    assert overall["epochs_needed"] == epochs(t_power) == 28 > k
+    assert epochs(z_power) == 27
     assert overall["verdict"] == "inconclusive" and overall["epochs_note"] == ""
+    # The MDE at these 150 items is the paired t test's too.
+    sd = float(d.std(ddof=1))
+    effect = optimize.brentq(lambda x: t_power(x) - 0.8, 0.5, 8)
+    assert overall["mde_pp"] == pytest.approx(100 * effect * sd / np.sqrt(n), abs=1e-5)
+    assert overall["power_method"].startswith("noncentral t")
 
 
 def test_worked_example_is_run_by_the_docs_check():

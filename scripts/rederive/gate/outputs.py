@@ -184,8 +184,9 @@ def markdown(report: dict) -> str:
             f"- Interval: {o['ci_method']}; superiority test: {o['p_method']}.",
             f"- One-sided p: better {_sig(o['p_better'])}, not worse {_sig(o['p_not_worse'])}, "
             f"worse {_sig(o['p_worse'])}.",
-            f"- MDE at this n ({100 * s['power']:g}% power): {_num(o['mde_pp'])} points from the "
-            f"margin; the estimate is {_num(o['distance_pp'])} points from it.",
+            f"- MDE at this n ({100 * s['power']:g}% power, {o['power_method']}): "
+            f"{_num(o['mde_pp'])} points from the margin; the estimate is "
+            f"{_num(o['distance_pp'])} points from it.",
         ]
         if o["verdict"] == "inconclusive":
             need = (
