@@ -23,6 +23,7 @@ import pytest
 from scipy import optimize, stats
 from workflow_utils import REPO
 
+from rederive.errors import InputError
 from rederive.gate.__main__ import main
 from rederive.gate.compare import SCHEMA_VERSION
 from rederive.gate.outputs import CSV_COLUMNS
@@ -297,6 +298,13 @@ def test_built_analysis_gives_the_raw_verdict_and_the_rule_script_writes_it(
     csv = pd.read_csv(outputs["csv"], keep_default_na=False)
     assert list(csv.columns) == CSV_COLUMNS and list(csv["candidate"]) == [HIGH, LOW]
     assert "# Gate: candidates against" in outputs["md"].read_text()
+    # A name the analysis does not have: the message says where the names come from.
+    snakemake.params.gate = {**snakemake.params.gate, "baseline": "GPT-4o"}
+    with pytest.raises(InputError) as caught:
+        rule.main(snakemake)
+    text = str(caught.value)
+    assert "field 'gate'" in text and "no model 'GPT-4o' here; the models are:" in text
+    assert "analyses.swe.gate names the baseline and candidates; gate: null builds no gate" in text
 
 
 def test_outputs_are_byte_identical_across_runs(tmp_path, matrix, capsys):
@@ -417,20 +425,21 @@ def test_the_csv_columns_docs_gate_md_lists_are_the_written_ones():
     assert listed is not None and listed.group(1).split(", ") == CSV_COLUMNS
 
 
-def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
-    """config/schemas/gate.fragment.yaml (to be merged into the benchmark schema)."""
-    import jsonschema
-    import yaml
-
-    from rederive.analyses import fill_defaults
+def test_the_benchmark_schema_fills_the_gate_block_and_refuses_bad_ones():
+    """The ``gate:`` block of config/schemas/benchmark.schema.yaml, as an analysis entry."""
+    from rederive.analyses import ConfigError, kind_names, resolve_analysis
     from rederive.studies.benchmark.gate import candidates_of, settings_of
 
-    fragment = yaml.safe_load((REPO / "config" / "schemas" / "gate.fragment.yaml").read_text())
-    schema = {"type": "object", "properties": fragment, "additionalProperties": False}
-    validator = jsonschema.Draft202012Validator(schema)
-    filled = fill_defaults({"gate": {"baseline": "a", "candidate": "b"}}, schema)
-    assert not list(validator.iter_errors(filled))
-    assert filled["gate"] == {
+    schemas = REPO / "config" / "schemas"
+    kinds = kind_names(schemas)
+
+    def entry(gate):
+        return resolve_analysis(
+            "x", {"kind": "benchmark", "raw_dir": ".", "gate": gate}, schemas, kinds
+        )
+
+    filled = entry({"baseline": "a", "candidate": "b"})["gate"]
+    assert filled == {
         "baseline": "a",
         "candidate": "b",
         "margin_pp": 1.0,
@@ -438,10 +447,14 @@ def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
         "by": "none",
         "fail_on": "inconclusive",
     }
-    assert fill_defaults({}, schema) == {}  # no block, no gate
-    settings = settings_of(filled["gate"], cluster_by="group", min_n=20, power={"target": 0.9})
+    # No block, or null: no gate.
+    assert entry(None)["gate"] is None
+    assert (
+        resolve_analysis("x", {"kind": "benchmark", "raw_dir": "."}, schemas, kinds)["gate"] is None
+    )
+    settings = settings_of(filled, cluster_by="group", min_n=20, power={"target": 0.9})
     assert (settings.margin_pp, settings.cluster_by, settings.power) == (1.0, "group", 0.9)
-    assert candidates_of(filled["gate"]) == ["b"]
+    assert candidates_of(filled) == ["b"]
     assert candidates_of({"candidate": ["b", "c"]}) == ["b", "c"]
     for bad in (
         {"baseline": "a"},
@@ -452,5 +465,7 @@ def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
         {"baseline": "a", "candidate": "b", "by": "category"},
         {"baseline": "a", "candidate": "b", "fail_on": "never"},
         {"baseline": "a", "candidate": "b", "seed": 1},
+        "GPT-4o",
     ):
-        assert list(validator.iter_errors({"gate": bad})), bad
+        with pytest.raises(ConfigError, match="analyses.x.gate"):
+            entry(bad)

@@ -270,3 +270,25 @@ def _sentence(text: str) -> str:
     """``text`` as a sentence: capitalised, ending with a full stop."""
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
+
+
+def describe(block: dict | None) -> str:
+    """One sentence on an analysis's ``gate:`` block, for the report captions.
+
+    Light on purpose (no statistics imported): the workflow calls it while it
+    builds the job graph.
+    """
+    if not block:
+        return "No gate is set for this analysis."
+    candidates = block["candidate"]
+    candidates = [candidates] if isinstance(candidates, str) else list(candidates)
+    names = ", ".join(candidates)
+    level = float(block.get("level", 0.95))
+    one_sided = round((1.0 - level) / 2.0, 12)
+    by = " and per task (BH across tasks)" if block.get("by") == "task" else ""
+    return (
+        f"Baseline {block['baseline']}; candidate{'s' * (len(candidates) != 1)} {names}; "
+        f"margin {float(block.get('margin_pp', 1.0)):g} pp; two-sided {100 * level:g}% "
+        f"intervals, each one-sided test at {one_sided:g}{by}; fail on: "
+        f"{block.get('fail_on', 'inconclusive')}."
+    )
