@@ -34,8 +34,17 @@ Monte-Carlo error of a rate r: √(r(1 − r)/n_sim).
 
 The power curves (``--figure``) are the share of simulated studies that pass
 (better or not worse) and that are worse, against the true Δ, with the
-analytic one-sided power ``Φ((Δ + margin)√n / sd − z_{1−α/2})`` of
-:mod:`rederive.stats.power`'s z approximation drawn beside them.
+analytic one-sided power drawn beside them in the form the gate's MDE and
+items needed use (:func:`rederive.stats.gate.gate`): the normal form
+``Φ((Δ + margin)√n / sd − z_{1−α/2})`` for 0/1 scores (Tango's interval), the
+noncentral t with ``n − 1`` df (fractional) and ``C − 1`` df (clustered),
+``P(T > t_{1−α/2})`` at noncentrality ``(Δ + margin)√n / sd``; the z form's
+curve is printed beside the t designs' for comparison.
+
+The MDE check (printed with ``--figure``) simulates each of those designs at a
+true distance from the margin equal to the gate's MDE
+(:func:`rederive.stats.power.mde` with the gate's form, and with the z form):
+the share that pass must be the target power, 0.80.
 """
 
 import argparse
@@ -55,6 +64,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from rederive.stats.bootstrap import rng_for  # noqa: E402
 from rederive.stats.clustered import clustered_ratio, paired_differences, t_interval  # noqa: E402
 from rederive.stats.gate import mcnemar_one_sided, tango_statistic  # noqa: E402
+from rederive.stats.power import T_TEST, Z_TEST, mde  # noqa: E402
 
 LEVEL = 0.95
 ALPHA = round((1 - LEVEL) / 2, 12)
@@ -210,33 +220,84 @@ def size_table(n_sim: int, seed: int) -> pd.DataFrame:
     return table
 
 
+CURVE_DESIGNS = [DESIGNS[1], DESIGNS[6], DESIGNS[8]]
+
+
+def units_of(design) -> int:
+    """Independent units behind the interval: items, or clusters."""
+    return design[2] if design[1] != "clustered" else design[4]["clusters"]
+
+
+def test_of(design) -> str:
+    """The power form the gate uses for the design: z for Tango's interval, else t."""
+    return Z_TEST if design[1] == "binary" else T_TEST
+
+
+def one_sided_power(distance, sd: float, units: int, test: str):
+    """Power of the one-sided test at ALPHA against a true distance from the margin
+    (positive: the candidate is better than −margin): normal, or noncentral t with
+    ``units − 1`` df. Negative distances give the power of the mirror test."""
+    ncp = np.asarray(distance, dtype=float) * math.sqrt(units) / sd
+    if test == Z_TEST:
+        return stats.norm.cdf(ncp - stats.norm.isf(ALPHA))
+    df = units - 1
+    return stats.nct.sf(stats.t.isf(ALPHA, df), df, ncp)
+
+
 def power_curves(n_sim: int, seed: int) -> pd.DataFrame:
-    picks = [DESIGNS[1], DESIGNS[6], DESIGNS[8]]
     rows = []
-    for i, design in enumerate(picks):
+    for i, design in enumerate(CURVE_DESIGNS):
         margin = design[3] / 100
+        units, test = units_of(design), test_of(design)
         for j, delta in enumerate(np.linspace(-3 * margin, 3 * margin, 13)):
             v = simulate(design, float(delta), n_sim, rng_for(seed, "power", i, j))
             sd = float(np.nanmean(v["sd"]))
-            units = design[2] if design[1] != "clustered" else design[4]["clusters"]
-            z = stats.norm.isf(ALPHA)
             rows.append(
                 {
                     "design": f"{design[0]}, {design[2]} items, margin {design[3]:g} pp",
+                    "form": test,
                     "delta_pp": 100 * delta,
                     "margin_pp": design[3],
                     "pass": float(np.mean(v["not_worse"] | v["better"])),
                     "better": float(np.mean(v["better"])),
                     "worse": float(np.mean(v["worse"])),
-                    "pass_analytic": float(
-                        stats.norm.cdf((delta + margin) * math.sqrt(units) / sd - z)
-                    ),
-                    "worse_analytic": float(
-                        stats.norm.cdf(-(delta + margin) * math.sqrt(units) / sd - z)
-                    ),
+                    "pass_analytic": float(one_sided_power(delta + margin, sd, units, test)),
+                    "worse_analytic": float(one_sided_power(-(delta + margin), sd, units, test)),
+                    "pass_z": float(one_sided_power(delta + margin, sd, units, Z_TEST)),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def mde_check(n_sim: int, seed: int, power: float = 0.8) -> pd.DataFrame:
+    """Pass rate at a true distance from the margin equal to the MDE, per form.
+
+    The per-unit sd comes from a pilot simulation at the margin (the sd the gate
+    would estimate); the MDE is :func:`rederive.stats.power.mde` at two-sided
+    ``1 − level``, the gate's call.
+    """
+    rows = []
+    for i, design in enumerate(CURVE_DESIGNS):
+        margin = design[3] / 100
+        units = units_of(design)
+        pilot = simulate(design, -margin, n_sim, rng_for(seed, "mde-sd", i))
+        sd = float(np.nanmean(pilot["sd"]))
+        for test in dict.fromkeys((test_of(design), Z_TEST)):
+            detectable = float(mde(sd, units, 1 - LEVEL, power, test=test))
+            v = simulate(design, detectable - margin, n_sim, rng_for(seed, "mde", i, test))
+            rows.append(
+                {
+                    "design": f"{design[0]}, {design[2]} items, margin {design[3]:g} pp",
+                    "units": units,
+                    "form": test + (" (the gate's)" if test == test_of(design) else ""),
+                    "mde_pp": 100 * detectable,
+                    "pass_at_mde": float(np.mean(v["not_worse"] | v["better"])),
+                    "target": power,
+                }
+            )
+    table = pd.DataFrame(rows)
+    table["z"] = (table["pass_at_mde"] - power) / math.sqrt(power * (1 - power) / n_sim)
+    return table
 
 
 def draw(curves: pd.DataFrame, path: Path) -> None:
@@ -250,9 +311,12 @@ def draw(curves: pd.DataFrame, path: Path) -> None:
     for ax, design in zip(axes, designs, strict=True):
         c = curves[curves["design"] == design]
         ax.plot(c["delta_pp"], c["pass"], "o", color="C0", label="pass (better or not worse)")
-        ax.plot(
-            c["delta_pp"], c["pass_analytic"], "-", color="C0", alpha=0.6, label="z approximation"
-        )
+        form = "normal (z)" if c["form"].iloc[0] == Z_TEST else "noncentral t"
+        ax.plot(c["delta_pp"], c["pass_analytic"], "-", color="C0", alpha=0.6, label=form)
+        if c["form"].iloc[0] != Z_TEST:
+            ax.plot(
+                c["delta_pp"], c["pass_z"], ":", color="C0", alpha=0.6, label="z form (not used)"
+            )
         ax.plot(c["delta_pp"], c["worse"], "s", color="C3", label="worse")
         ax.plot(c["delta_pp"], c["worse_analytic"], "-", color="C3", alpha=0.6)
         ax.plot(c["delta_pp"], c["better"], "^", color="C2", label="better")
@@ -260,8 +324,8 @@ def draw(curves: pd.DataFrame, path: Path) -> None:
         ax.axhline(ALPHA, color="grey", ls="--", lw=0.8)
         ax.set_title(design, fontsize=9)
         ax.set_xlabel("true difference candidate − baseline (pp)")
+        ax.legend(fontsize=6.5, loc="upper left")
     axes[0].set_ylabel("share of simulated studies")
-    axes[0].legend(fontsize=7, loc="center right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -288,6 +352,9 @@ def main(argv=None) -> None:
         print(curves.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         draw(curves, args.figure)
         print(f"figure: {args.figure}")
+        check = mde_check(args.curve_sim, args.seed)
+        print(f"pass rate at the MDE ({args.curve_sim} studies each; target 0.80):")
+        print(check.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"{time.perf_counter() - start:.0f} s")
 
 

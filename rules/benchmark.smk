@@ -2,7 +2,7 @@
 # Inspect .eval logs, matrix or long CSV/JSONL); the bundled analysis of this kind
 # runs on the REAL ChemBench matrix. Options: config/kinds/benchmark.yaml. Flow: ingest runs in batches -> warehouse ->
 # accuracy, pairwise/ranking, IRT, failure clustering, data quality -> figures,
-# published check.
+# published check; and, for an analysis with a `gate:` block, the gate.
 
 
 include: "benchmark_helpers.smk"
@@ -362,6 +362,38 @@ rule estimate_benchmark_power:
         "../scripts/rederive/studies/benchmark/power.py"
 
 
+rule gate_benchmark_candidates:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        md=report(
+            "results/{analysis}/gate/gate.md",
+            caption="report/benchmark/gate.rst",
+            category="{analysis}",
+            subcategory="Gate",
+        ),
+        csv=report(
+            "results/{analysis}/gate/gate.csv",
+            caption="report/benchmark/gate_csv.rst",
+            category="{analysis}",
+            subcategory="Gate",
+        ),
+        json=report(
+            "results/{analysis}/gate/gate.json",
+            caption="report/benchmark/gate_json.rst",
+            category="{analysis}",
+            subcategory="Gate",
+        ),
+    params:
+        gate=setting("gate"),
+        cluster_by=setting("cluster_by"),
+        min_n=setting("min_n"),
+        power=setting("power"),
+        gate_text=gate_caption,
+    script:
+        "../scripts/rederive/studies/benchmark/gate.py"
+
+
 register_kind(
     "benchmark",
     headline=HeadlineSpec(
@@ -377,6 +409,8 @@ register_kind(
     power_unit="items (or clusters, with ``cluster_by``)",
     layout=benchmark_layout,
     run_inputs=benchmark_run_inputs,
+    # Built only for an analysis with a `gate:` block.
+    only_when={"gate_benchmark_candidates": has_gate},
 )
 
 
@@ -419,5 +453,8 @@ size_jobs(
     ),
     estimate_benchmark_power=job_size(
         500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
+    ),
+    gate_benchmark_candidates=job_size(
+        500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.2
     ),
 )

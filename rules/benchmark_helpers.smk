@@ -3,6 +3,7 @@
 # (or the job's wildcards, whose `analysis` names it).
 
 from rederive.errors import InputError
+from rederive.gate.outputs import describe as describe_gate
 from rederive.io import formats
 from rederive.stats.fractional import ScoreRule
 from rederive.studies.benchmark.basis import missing_grades_caption as _missing_grades
@@ -108,8 +109,19 @@ def missing_grades_caption(wildcards):
     return _missing_grades(analysis(wildcards)["item_sets"])
 
 
+def has_gate(name):
+    """Whether the analysis has a `gate:` block (then its gate job is built)."""
+    return bool(ANALYSES[name].get("gate"))
+
+
+def gate_caption(wildcards):
+    """Caption text: the gate's baseline, candidates, margin and level."""
+    return describe_gate(analysis(wildcards)["gate"])
+
+
 def benchmark_targets(name):
     tables = f"results/{name}/tables"
+    gate = [f"results/{name}/gate/gate.md"] if has_gate(name) else []
     return [
         f"{tables}/power.csv",
         f"results/{name}/figures/power_mde.png",
@@ -123,4 +135,5 @@ def benchmark_targets(name):
         f"{tables}/data_quality.csv",
         f"results/{name}/check/published_check.md",
         *[f"results/{name}/figures/{fig}.png" for fig in BENCHMARK_FIGURE_NAMES],
+        *gate,
     ]

@@ -1,12 +1,12 @@
 # Inputs and parameters of build_site: each analysis's declared outputs under
-# tables/, figures/ and check/ (in rule order), and per reported file the caption,
+# tables/, figures/, check/, changes/ and gate/ (in rule order), and per reported file the caption,
 # report subcategory and caption parameters its rule declares, so the site shows
 # what `snakemake --report` shows and a new kind's page needs no site code.
 import inspect
 
 from snakemake.iocontainers import Wildcards
 
-SITE_FOLDERS = ("tables", "figures", "check", "changes")
+SITE_FOLDERS = ("tables", "figures", "check", "changes", "gate")
 SITE_FILES = [
     str(p)
     for sub in ("assets", "templates")

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rederive.analyses import ConfigError, kind_names, load_schema, resolve
+from rederive.analyses import ConfigError, fill_defaults, kind_names, load_schema, resolve
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "config" / "schemas"
@@ -51,6 +51,8 @@ def test_a_user_analysis_of_three_lines_gets_the_kind_defaults(tmp_path):
     for entry in (mine, bundled):
         entry.pop("raw_dir")
     bundled.pop("label"), bundled.pop("source")
+    # The bundled analysis gates two candidates against GPT-4o; a new one has no gate.
+    assert mine.pop("gate") is None and bundled.pop("gate")["baseline"] == "GPT-4o"
     assert mine == bundled
 
 
@@ -68,6 +70,55 @@ def test_a_partial_record_keeps_the_other_defaults_and_a_map_is_replaced(tmp_pat
     analyses, _ = resolve(config, SCHEMAS, kind_enum())
     assert analyses["s"]["bootstrap"] == {"n_boot": 200, "level": 0.95, "seed": 20261130}
     assert analyses["s"]["dimensions"] == {"Dimension 1": "only_one"}
+
+
+def test_a_nullable_block_is_filled_when_given_and_left_null_otherwise():
+    """``type: [object, "null"]`` (the benchmark kind's gate): an object gets its
+    defaults, nested ones too; null and absence stay null (its default)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "block": {
+                "type": ["object", "null"],
+                "default": None,
+                "properties": {
+                    "name": {"type": "string"},
+                    "size": {"type": "number", "default": 1.0},
+                    "inner": {
+                        "type": "object",
+                        "default": {},
+                        "properties": {"seed": {"type": "integer", "default": 7}},
+                    },
+                },
+            }
+        },
+    }
+    assert fill_defaults({}, schema) == {"block": None}
+    assert fill_defaults({"block": None}, schema) == {"block": None}
+    assert fill_defaults({"block": {"name": "a"}}, schema) == {
+        "block": {"name": "a", "size": 1.0, "inner": {"seed": 7}}
+    }
+    # A type that excludes objects is left alone, as before.
+    assert fill_defaults({"x": 1}, {"type": ["string", "null"], "properties": {}}) == {"x": 1}
+    # The benchmark kind's gate, through the resolver.
+    config = {
+        "analyses": {
+            "g": {
+                "kind": "benchmark",
+                "raw_dir": ".",
+                "gate": {"baseline": "A", "candidate": ["B"], "level": 0.9},
+            }
+        }
+    }
+    analyses, _ = resolve(config, SCHEMAS, kind_enum())
+    assert analyses["g"]["gate"] == {
+        "baseline": "A",
+        "candidate": ["B"],
+        "level": 0.9,
+        "margin_pp": 1.0,
+        "by": "none",
+        "fail_on": "inconclusive",
+    }
 
 
 @pytest.mark.parametrize(

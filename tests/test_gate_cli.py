@@ -23,6 +23,7 @@ import pytest
 from scipy import optimize, stats
 from workflow_utils import REPO
 
+from rederive.errors import InputError
 from rederive.gate.__main__ import main
 from rederive.gate.compare import SCHEMA_VERSION
 from rederive.gate.outputs import CSV_COLUMNS
@@ -297,6 +298,13 @@ def test_built_analysis_gives_the_raw_verdict_and_the_rule_script_writes_it(
     csv = pd.read_csv(outputs["csv"], keep_default_na=False)
     assert list(csv.columns) == CSV_COLUMNS and list(csv["candidate"]) == [HIGH, LOW]
     assert "# Gate: candidates against" in outputs["md"].read_text()
+    # A name the analysis does not have: the message says where the names come from.
+    snakemake.params.gate = {**snakemake.params.gate, "baseline": "GPT-4o"}
+    with pytest.raises(InputError) as caught:
+        rule.main(snakemake)
+    text = str(caught.value)
+    assert "field 'gate'" in text and "no model 'GPT-4o' here; the models are:" in text
+    assert "analyses.swe.gate names the baseline and candidates; gate: null builds no gate" in text
 
 
 def test_outputs_are_byte_identical_across_runs(tmp_path, matrix, capsys):
@@ -353,7 +361,7 @@ def test_epochs_are_averaged_and_the_epochs_needed_follow_the_noise_split(tmp_pa
     path = tmp_path / "long.csv"
     frame = pd.DataFrame(rows, columns=["model", "task", "item_id", "correct", "epoch"])
     frame.to_csv(path, index=False, lineterminator="\n")
-    argv = [path, "--baseline", "base", "--candidate", "cand", "--margin-pp", "2", "--json"]
+    argv = [path, "--baseline", "base", "--candidate", "cand", "--margin-pp", "1", "--json"]
     overall = json.loads(gate(*argv, capsys=capsys)[1])["comparisons"][0]["overall"]
     # Per-item epoch means, paired t on their differences.
     means = frame.groupby(["model", "item_id"])["correct"].mean().unstack(0)
@@ -362,17 +370,37 @@ def test_epochs_are_averaged_and_the_epochs_needed_follow_the_noise_split(tmp_pa
     assert overall["diff_pp"] == pytest.approx(100 * d.mean(), abs=1e-6)
     # Epochs that reach an MDE equal to the estimate's distance from the margin, from
     # the between/within split written out: within = mean over items of both models'
-    # epoch variances; between = Var(d) - within / K (Miller 2024, sec. 3).
+    # epoch variances; between = Var(d) - within / K (Miller 2024, sec. 3). Epoch
+    # means are decided by the paired t interval, so the power is the noncentral t's
+    # with n - 1 df (both tails, as pwr.t.test counts them); the z form says 27 here.
     var = frame.groupby(["model", "item_id"])["correct"].var(ddof=1).unstack(0)
     within = float((var["cand"] + var["base"]).mean())
     between = float(d.var(ddof=1)) - within / k
-    z = stats.norm.isf(0.025)
-    kk = optimize.brentq(lambda x: stats.norm.cdf(x - z) + stats.norm.cdf(-x - z) - 0.8, 0, 10)
-    distance = abs(d.mean() + 0.02)
-    budget = n * (distance / kk) ** 2 - max(between, 0)
-    assert budget > 0 and within > 0
-    assert overall["epochs_needed"] == max(int(np.ceil(within / budget - 1e-9)), 1) > k
+    crit = stats.t.isf(0.025, n - 1)
+
+    def t_power(x):
+        return stats.nct.sf(crit, n - 1, x) + stats.nct.sf(crit, n - 1, -x)
+
+    def z_power(x):
+        z = stats.norm.isf(0.025)
+        return stats.norm.cdf(x - z) + stats.norm.cdf(-x - z)
+
+    distance = abs(d.mean() + 0.01)
+
+    def epochs(power_of):
+        effect = optimize.brentq(lambda x: power_of(x) - 0.8, 0.5, 8)
+        budget = n * (distance / effect) ** 2 - max(between, 0)
+        assert budget > 0 and within > 0
+        return max(int(np.ceil(within / budget - 1e-9)), 2)
+
+    assert overall["epochs_needed"] == epochs(t_power) == 28 > k
+    assert epochs(z_power) == 27
     assert overall["verdict"] == "inconclusive" and overall["epochs_note"] == ""
+    # The MDE at these 150 items is the paired t test's too.
+    sd = float(d.std(ddof=1))
+    effect = optimize.brentq(lambda x: t_power(x) - 0.8, 0.5, 8)
+    assert overall["mde_pp"] == pytest.approx(100 * effect * sd / np.sqrt(n), abs=1e-5)
+    assert overall["power_method"].startswith("noncentral t")
 
 
 def test_worked_example_is_run_by_the_docs_check():
@@ -397,20 +425,21 @@ def test_the_csv_columns_docs_gate_md_lists_are_the_written_ones():
     assert listed is not None and listed.group(1).split(", ") == CSV_COLUMNS
 
 
-def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
-    """config/schemas/gate.fragment.yaml (to be merged into the benchmark schema)."""
-    import jsonschema
-    import yaml
-
-    from rederive.analyses import fill_defaults
+def test_the_benchmark_schema_fills_the_gate_block_and_refuses_bad_ones():
+    """The ``gate:`` block of config/schemas/benchmark.schema.yaml, as an analysis entry."""
+    from rederive.analyses import ConfigError, kind_names, resolve_analysis
     from rederive.studies.benchmark.gate import candidates_of, settings_of
 
-    fragment = yaml.safe_load((REPO / "config" / "schemas" / "gate.fragment.yaml").read_text())
-    schema = {"type": "object", "properties": fragment, "additionalProperties": False}
-    validator = jsonschema.Draft202012Validator(schema)
-    filled = fill_defaults({"gate": {"baseline": "a", "candidate": "b"}}, schema)
-    assert not list(validator.iter_errors(filled))
-    assert filled["gate"] == {
+    schemas = REPO / "config" / "schemas"
+    kinds = kind_names(schemas)
+
+    def entry(gate):
+        return resolve_analysis(
+            "x", {"kind": "benchmark", "raw_dir": ".", "gate": gate}, schemas, kinds
+        )
+
+    filled = entry({"baseline": "a", "candidate": "b"})["gate"]
+    assert filled == {
         "baseline": "a",
         "candidate": "b",
         "margin_pp": 1.0,
@@ -418,10 +447,14 @@ def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
         "by": "none",
         "fail_on": "inconclusive",
     }
-    assert fill_defaults({}, schema) == {}  # no block, no gate
-    settings = settings_of(filled["gate"], cluster_by="group", min_n=20, power={"target": 0.9})
+    # No block, or null: no gate.
+    assert entry(None)["gate"] is None
+    assert (
+        resolve_analysis("x", {"kind": "benchmark", "raw_dir": "."}, schemas, kinds)["gate"] is None
+    )
+    settings = settings_of(filled, cluster_by="group", min_n=20, power={"target": 0.9})
     assert (settings.margin_pp, settings.cluster_by, settings.power) == (1.0, "group", 0.9)
-    assert candidates_of(filled["gate"]) == ["b"]
+    assert candidates_of(filled) == ["b"]
     assert candidates_of({"candidate": ["b", "c"]}) == ["b", "c"]
     for bad in (
         {"baseline": "a"},
@@ -432,5 +465,7 @@ def test_schema_fragment_fills_defaults_and_refuses_bad_blocks():
         {"baseline": "a", "candidate": "b", "by": "category"},
         {"baseline": "a", "candidate": "b", "fail_on": "never"},
         {"baseline": "a", "candidate": "b", "seed": 1},
+        "GPT-4o",
     ):
-        assert list(validator.iter_errors({"gate": bad})), bad
+        with pytest.raises(ConfigError, match="analyses.x.gate"):
+            entry(bad)

@@ -48,7 +48,7 @@ STAGES = {
         ("analyse", "compare", "cluster", "decompose", "estimate", "fit", "tabulate"),
     ),
     "figures": ("#f9cb9c", ("plot",)),
-    "check": ("#ea9999", ("check", "audit")),
+    "check": ("#ea9999", ("check", "audit", "gate")),
     "changes": ("#d9d2e9", ("report",)),
     "summary and site": ("#d9d9d9", ("summarize", "write", "build")),
 }

@@ -16,7 +16,11 @@ from pathlib import Path
 __all__ = ["NOT_IN_JOBS", "RULE_PACKAGES", "library_version"]
 
 #: Library packages imported by one rule alone: editing them re-runs that rule only.
-RULE_PACKAGES = {"build_site": ("site",), "report_changes": ("changes", "site")}
+RULE_PACKAGES = {
+    "build_site": ("site",),
+    "report_changes": ("changes", "site"),
+    "gate_benchmark_candidates": ("gate",),
+}
 #: Modules no job imports: generators that write raw/ or config/kinds/, and
 #: command-line tools (a top-level module or package, or a path under the
 #: package such as a package's ``__main__.py`` whose other modules jobs do import).

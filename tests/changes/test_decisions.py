@@ -1,5 +1,7 @@
 """Decisions that flipped: read from the columns the tables print."""
 
+import json
+
 from rederive.changes.decisions import flipped_decisions
 from rederive.changes.tables import compare_tables
 from rederive.io.csv_text import parse_table
@@ -97,3 +99,83 @@ def test_nothing_flips_when_only_numbers_move():
     old = RANKING_OLD
     new = RANKING_OLD.replace("60.0", "60.1")
     assert flips("benchmark", {"tables/ranking.csv": old}, {"tables/ranking.csv": new}) == []
+
+
+def gate_csv(rows: list[dict]) -> str:
+    """gate/gate.csv as the gate writes it (its columns, in order), from a few cells."""
+    from rederive.gate.outputs import CSV_COLUMNS
+
+    lines = [",".join(CSV_COLUMNS)]
+    for row in rows:
+        lines.append(",".join(str(row.get(c, "")) for c in CSV_COLUMNS))
+    return "\n".join(lines) + "\n"
+
+
+def gate_rows(margin: str, claude: str, task_b: str) -> list[dict]:
+    common = {"baseline": "GPT-4o", "margin_pp": margin, "level": "0.95", "n_items": 2854}
+    return [
+        {**common, "candidate": "o1", "scope": "overall", "verdict": "better", "diff_pp": "3.19"},
+        {
+            **common,
+            "candidate": "Claude",
+            "scope": "overall",
+            "verdict": claude,
+            "diff_pp": "1.37",
+            "ci_low_pp": "-0.89",
+        },
+        {**common, "candidate": "Claude", "scope": "task", "task": "a", "verdict": "not worse"},
+        {**common, "candidate": "Claude", "scope": "task", "task": "b", "verdict": task_b},
+    ]
+
+
+def test_a_gate_verdict_that_flips_is_a_decision_with_its_margin():
+    old = {"gate/gate.csv": gate_csv(gate_rows("1.00", "not worse", "inconclusive"))}
+    new = {"gate/gate.csv": gate_csv(gate_rows("0.50", "inconclusive", "worse"))}
+    out = flips("benchmark", old, new)
+    assert [(d.decision, json.loads(d.key), d.column, d.old, d.new, d.detail) for d in out] == [
+        (
+            "gate",
+            {"baseline": "GPT-4o", "candidate": "Claude", "scope": "overall", "task": ""},
+            "verdict",
+            "not worse",
+            "inconclusive",
+            "margin_pp 1.00 → 0.50",
+        ),
+        (
+            "gate",
+            {"baseline": "GPT-4o", "candidate": "Claude", "scope": "task", "task": "b"},
+            "verdict",
+            "inconclusive",
+            "worse",
+            "margin_pp 1.00 → 0.50",
+        ),
+    ]
+    # Nothing flips when only the margin's text moves.
+    same = {"gate/gate.csv": gate_csv(gate_rows("0.50", "not worse", "inconclusive"))}
+    assert flips("benchmark", old, same) == []
+
+
+def test_the_closing_line_names_an_overall_gate_verdict_that_flipped():
+    from rederive.changes.report import compare_snapshots
+    from rederive.changes.snapshots import MemorySnapshot
+
+    def snapshot(claude, task_b):
+        text = gate_csv(gate_rows("1.00", claude, task_b)).encode()
+        return MemorySnapshot(None, {"gate/gate.csv": text})
+
+    report = compare_snapshots(
+        "bench",
+        "benchmark",
+        snapshot("not worse", "inconclusive"),
+        snapshot("inconclusive", "worse"),
+        old_name="build 1",
+        new_name="build 2",
+    )
+    assert report.output_summary() == (
+        "no table changed, 2 decisions flipped, gate Claude not worse → inconclusive"
+    )
+    rows = [r for r in report.rows() if r["section"] == "decision"]
+    assert [(r["subject"], r["table"], r["old"], r["new"]) for r in rows] == [
+        ("gate", "gate/gate.csv", "not worse", "inconclusive"),
+        ("gate", "gate/gate.csv", "inconclusive", "worse"),
+    ]

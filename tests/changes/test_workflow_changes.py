@@ -19,6 +19,8 @@ import pandas as pd
 import pytest
 from workflow_utils import REPO, run_workflow
 
+from rederive.changes.snapshots import KEPT_FOLDERS
+
 pytestmark = pytest.mark.slow
 
 ANALYSES = ["salitrap", "tag_sycophancy", "bias_awareness", "cot_loadbearing", "benchmark"]
@@ -49,7 +51,7 @@ def kept(root, name):
     base = root / "results" / name
     return {
         p.relative_to(base).as_posix(): p.read_bytes()
-        for sub in ("tables", "check", "audit")
+        for sub in KEPT_FOLDERS
         for p in sorted((base / sub).rglob("*"))
         if p.is_file()
     }

@@ -61,6 +61,11 @@ def small_site(tmp_path_factory):
                 "raw_dir": str(root / "raw"),
                 "bootstrap": {"n_boot": 200},
                 "irt": {"epochs": 100},
+                # The gate's page section and index line print the names as text too.
+                "gate": {
+                    "baseline": MODELS["GPT-4o"],
+                    "candidate": [MODELS["o1"], MODELS["Claude-3.5 (Sonnet)"]],
+                },
             }
         },
     }
@@ -81,6 +86,9 @@ def test_site_of_a_workflow_run_in_chromium(small_site, browser, tmp_path):
     browser.open(small_site / "index.html")
     text = browser.evaluate("document.body.innerText")
     assert "<script>alert(1)</script>" in text
+    # The gate's line beside the published check names the candidates as text.
+    assert f"gate vs {MODELS['GPT-4o']}:" in text
+    assert f"{MODELS['o1']} " in text.split("gate vs", 1)[1]
     # Only the JSON payloads of the tables: no script among the page's content.
     assert browser.evaluate(
         "[...document.querySelectorAll('main script')].every(s => s.type === 'application/json')"

@@ -19,7 +19,7 @@ from rederive.errors import InputError
 from rederive.site.build import build_site, markdown_html, site_path
 from rederive.site.captions import render_caption
 from rederive.site.headline import read_headline
-from rederive.site.layout import CHECK, HEADLINE, MORE, HeadlineSpec, arrange
+from rederive.site.layout import CHANGES, CHECK, GATE, HEADLINE, MORE, HeadlineSpec, arrange
 from rederive.site.tables import Table, check_badges, failures_first, json_payload
 
 REPO = Path(__file__).resolve().parents[2]
@@ -207,6 +207,80 @@ def test_site_pages_links_and_escaping(results, tmp_path):
     assert (site / "summary" / "provenance.json").is_file()
 
 
+def gate_files(analysis: str, passed: bool) -> list[str]:
+    """gate/gate.{md,csv,json} of an analysis, as the gate writes them (two candidates)."""
+    base = Path(f"results/{analysis}/gate")
+    verdicts = [("o1 <b>", "better", True), ("Claude", "inconclusive", passed)]
+    report = {
+        "schema_version": 1,
+        "baseline": {"model": "GPT-4o", "source": f"analysis {analysis}"},
+        "comparisons": [
+            {"candidate": {"model": m}, "overall": {"verdict": v}, "passed": ok, "exit_code": 0}
+            for m, v, ok in verdicts
+        ],
+        "exit_code": 0 if passed else 2,
+        "passed": passed,
+    }
+    return [
+        write(base / "gate.md", "# Gate: candidates against GPT-4o\n\n| a | b |\n|---|---|\n"),
+        write(
+            base / "gate.csv",
+            "baseline,candidate,scope,task,verdict\n"
+            + "".join(f"GPT-4o,{m},overall,,{v}\n" for m, v, _ in verdicts),
+        ),
+        write(base / "gate.json", json.dumps(report)),
+    ]
+
+
+def test_gate_section_follows_what_changed_and_the_index_shows_its_verdicts(results, tmp_path):
+    demo = results["analyses"][0]
+    changes = [
+        write(Path("results/demo/changes/changes.md"), "# What changed\n"),
+        write(Path("results/demo/changes/changes.csv"), "section,subject\n"),
+        write(
+            Path("results/demo/changes/changes.json"),
+            json.dumps({"analysis": "demo", "line": "demo: no changes", "changed": False}),
+        ),
+    ]
+    gate = gate_files("demo", passed=False)
+    caption = write(Path("captions/gate.rst"), "Gate: {{ snakemake.params.gate_text }}\n")
+    demo["outputs"] = [*demo["outputs"], *gate, *changes]
+    demo["reports"] = {
+        **demo["reports"],
+        **{
+            path: {"caption": caption, "subcategory": "Gate", "params": {"gate_text": "G."}}
+            for path in gate
+        },
+    }
+    site = tmp_path / "site"
+    pages = build_site(site, results["analyses"], results["provenance"], results["summary"])
+    sections = pages[0]["sections"]
+    assert [s["title"] for s in sections] == [HEADLINE, CHANGES, GATE, CHECK, "Figures", MORE]
+    (entry,) = sections[2]["entries"]
+    assert entry["kind"] == "markdown" and entry["md_class"] == "findings"
+    assert [label for label, _ in entry["downloads"]] == ["Markdown", "CSV", "JSON"]
+    assert entry["table_title"] == "Every verdict (gate.csv)" and len(entry["table"].rows) == 2
+    assert pages[0]["gate"] == {
+        "baseline": "GPT-4o",
+        "verdicts": [("o1 <b>", "better", True), ("Claude", "inconclusive", False)],
+        "passed": False,
+        "exit_code": 2,
+    }
+    assert pages[1]["gate"] is None
+    index = (site / "index.html").read_text(encoding="utf-8")
+    row = index[index.index('id="row-demo"') : index.index('id="row-novel"')]
+    assert 'gate vs <bdi class="name">GPT-4o</bdi>' in row
+    assert '<bdi class="name">o1 &lt;b&gt;</bdi> <span class="badge pass">better</span>' in row
+    assert '<span class="badge fail">inconclusive</span>' in row
+    assert (
+        'href="demo/index.html#gate"' in row
+        and "gate vs" not in index[index.index('id="row-novel"') :]
+    )
+    page = (site / "demo" / "index.html").read_text(encoding="utf-8")
+    assert '<section id="gate">' in page and 'href="gate/gate.json"' in page
+    assert (site / "demo" / "gate" / "gate.json").is_file()
+
+
 def test_two_builds_are_byte_identical(results, tmp_path):
     for name in ("a", "b"):
         build_site(tmp_path / name, results["analyses"], results["provenance"], results["summary"])
@@ -265,6 +339,7 @@ def test_every_bundled_caption_renders():
         "fractional_scores_text": "F.",
         "failure_set_text": "S.",
         "missing_grades_text": "M.",
+        "gate_text": "G.",
     }
     for rst in sorted((REPO / "rules" / "report").rglob("*.rst")):
         if rst.name == "workflow.rst":

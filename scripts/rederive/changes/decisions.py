@@ -16,6 +16,8 @@ are read from the columns the tables print, never recomputed:
   reported once per row key whichever tables repeat them;
 * classes a table assigns (``class``, e.g. sycophantic / not);
 * the status of each published check (``check/published_check.csv``);
+* the verdict of each gate row (``gate/gate.csv``: better, not worse, worse,
+  inconclusive; overall and per task), with the interval and margin beside it;
 * the headline's top model (the kind's headline table, as the site reads it).
 """
 
@@ -42,13 +44,16 @@ CLASSES = ("class",)
 #: Tables that copy another table's decisions (read once, from the original).
 MIRRORS = ("tables/power.csv",)
 CHECK_TABLE = "check/published_check.csv"
+GATE_TABLE = "gate/gate.csv"
+#: Columns of a gate row shown beside its verdict when they moved.
+GATE_DETAIL = ("diff_pp", "ci_low_pp", "ci_high_pp", "margin_pp", "n_items")
 
 
 @dataclass(frozen=True)
 class Decision:
     """One decision that flipped: what kind, where, and its two values."""
 
-    decision: str  # significance | rank range | tie group | flag | class | check | headline
+    decision: str  # significance | rank range | tie group | flag | class | check | gate | headline
     table: str
     key: str  # the row key as JSON text ("" for the headline)
     column: str
@@ -161,6 +166,21 @@ def flipped_decisions(
                 if c.column == "status"
             ]
             continue
+        if name == GATE_TABLE:
+            out += [
+                Decision(
+                    "gate",
+                    name,
+                    key_text(c.key),
+                    "verdict",
+                    c.old,
+                    c.new,
+                    _detail(diff, c.key, GATE_DETAIL),
+                )
+                for c in diff.cells
+                if c.column == "verdict"
+            ]
+            continue
         out += _significance(name, diff)
         if diff.key:
             out += _rank_ranges(name, diff, old[name], new[name])
@@ -200,8 +220,13 @@ def _merge_repeats(decisions: list[Decision]) -> list[Decision]:
 
 def _check_detail(diff, key: dict) -> str:
     """The check's published value and ours, old → new, for its status flip."""
+    return _detail(diff, key, ("published", "ours"))
+
+
+def _detail(diff, key: dict, columns) -> str:
+    """The row's cells in ``columns`` that changed too, old → new, in table order."""
     parts = []
     for change in diff.cells:
-        if change.key == key and change.column in ("published", "ours"):
+        if change.key == key and change.column in columns:
             parts.append(f"{change.column} {change.old} → {change.new}")
     return "; ".join(parts)

@@ -140,6 +140,10 @@ class ChangeReport:
         top = [d for d in self.decisions if d.decision == "headline"]
         if top:
             parts.append(f"top model {top[0].old} → {top[0].new}")
+        for d in self.decisions:
+            key = json.loads(d.key) if d.decision == "gate" else {}
+            if key.get("scope") == "overall":
+                parts.append(f"gate {key.get('candidate', '')} {d.old} → {d.new}")
         return ", ".join(parts)
 
     def line(self) -> str:

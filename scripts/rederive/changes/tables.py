@@ -41,8 +41,12 @@ FLAG_VALUES = frozenset({"True", "False", ""})
 MAX_KEY_COLUMNS = 8
 #: Tables whose rows have a declared identity (used when unique in both versions):
 #: a published check row is its table, kind, item and quantity, whichever of
-#: them happen to be constant in one build.
-DECLARED_KEYS = {"published_check.csv": ["table", "kind", "item", "quantity"]}
+#: them happen to be constant in one build; a gate row likewise.
+DECLARED_KEYS = {
+    "published_check.csv": ["table", "kind", "item", "quantity"],
+    # A gate row is its baseline, candidate and scope (overall, or one task).
+    "gate.csv": ["baseline", "candidate", "scope", "task"],
+}
 
 
 def _is_number(text: str) -> bool:

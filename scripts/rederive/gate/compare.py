@@ -16,7 +16,7 @@ from rederive.errors import InputError
 from rederive.gate.data import Pair, align, clusters_of
 from rederive.stats import gate as stats_gate
 from rederive.stats.noise import item_summary, pair_components
-from rederive.stats.power import epochs_needed
+from rederive.stats.power import POWER_METHOD, epochs_needed
 
 #: Version of gate.json's layout (docs/gate.md); a change that removes or
 #: renames a field, or changes a field's meaning, increments it.
@@ -139,6 +139,7 @@ def row(decision: dict, settings: Settings) -> dict:
         "distance_pp": _pp(decision["distance"]),
         "sd_unit_pp": _pp(decision["sd_unit"]),
         "mde_pp": _pp(decision["mde"]),
+        "power_method": POWER_METHOD[decision["power_test"]],
         "units_needed": _whole(decision["units_needed"]),
         "items_needed": _whole(decision["items_needed"]),
         "small_n": bool(decision["n_items"] < settings.min_n),
@@ -147,7 +148,14 @@ def row(decision: dict, settings: Settings) -> dict:
 
 
 def _epochs_needed(pair: Pair, distance: float, settings: Settings) -> tuple[int | None, str]:
-    """Epochs per item that would decide the gate at the items it has, and why not."""
+    """Epochs per item that would decide the gate at the items it has, and why not.
+
+    The power form is that of the test the design would be decided by
+    (:func:`rederive.stats.power.epochs_test`): one epoch gives 0/1 scores,
+    decided by Tango's interval and exact McNemar (z form); ``K ≥ 2`` epochs
+    give epoch means, decided by the paired t interval on the items (t form,
+    ``n − 1`` df). Not computed with clusters (the noise split is per item).
+    """
     if settings.cluster_by != "none":
         return None, "not computed with cluster_by (the noise decomposition is per item)"
     comp = pair_components(item_summary(pair.epochs), "candidate", "baseline")

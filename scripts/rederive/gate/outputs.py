@@ -184,8 +184,9 @@ def markdown(report: dict) -> str:
             f"- Interval: {o['ci_method']}; superiority test: {o['p_method']}.",
             f"- One-sided p: better {_sig(o['p_better'])}, not worse {_sig(o['p_not_worse'])}, "
             f"worse {_sig(o['p_worse'])}.",
-            f"- MDE at this n ({100 * s['power']:g}% power): {_num(o['mde_pp'])} points from the "
-            f"margin; the estimate is {_num(o['distance_pp'])} points from it.",
+            f"- MDE at this n ({100 * s['power']:g}% power, {o['power_method']}): "
+            f"{_num(o['mde_pp'])} points from the margin; the estimate is "
+            f"{_num(o['distance_pp'])} points from it.",
         ]
         if o["verdict"] == "inconclusive":
             need = (
@@ -269,3 +270,25 @@ def _sentence(text: str) -> str:
     """``text`` as a sentence: capitalised, ending with a full stop."""
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
+
+
+def describe(block: dict | None) -> str:
+    """One sentence on an analysis's ``gate:`` block, for the report captions.
+
+    Light on purpose (no statistics imported): the workflow calls it while it
+    builds the job graph.
+    """
+    if not block:
+        return "No gate is set for this analysis."
+    candidates = block["candidate"]
+    candidates = [candidates] if isinstance(candidates, str) else list(candidates)
+    names = ", ".join(candidates)
+    level = float(block.get("level", 0.95))
+    one_sided = round((1.0 - level) / 2.0, 12)
+    by = " and per task (BH across tasks)" if block.get("by") == "task" else ""
+    return (
+        f"Baseline {block['baseline']}; candidate{'s' * (len(candidates) != 1)} {names}; "
+        f"margin {float(block.get('margin_pp', 1.0)):g} pp; two-sided {100 * level:g}% "
+        f"intervals, each one-sided test at {one_sided:g}{by}; fail on: "
+        f"{block.get('fail_on', 'inconclusive')}."
+    )

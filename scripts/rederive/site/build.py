@@ -88,6 +88,30 @@ def change_summary(path: Path) -> dict:
     }
 
 
+#: The gate's report (gate/gate.md; its JSON beside it) and the title of each
+#: report's inline table.
+GATE_REPORT = "gate.md"
+TABLE_TITLES = {
+    "published_check.md": "Every check, not passing first",
+    GATE_REPORT: "Every verdict (gate.csv)",
+}
+
+
+def gate_summary(path: Path) -> dict:
+    """What the index says of an analysis's gate (its gate.json): the baseline,
+    each candidate's overall verdict, and whether the gate passes under ``fail_on``."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        "baseline": record["baseline"]["model"],
+        "verdicts": [
+            (c["candidate"]["model"], c["overall"]["verdict"], bool(c["passed"]))
+            for c in record["comparisons"]
+        ],
+        "passed": bool(record["passed"]),
+        "exit_code": int(record["exit_code"]),
+    }
+
+
 def provenance_record(prov: dict, name: str, earlier: dict | None = None) -> dict | None:
     """An analysis's provenance: this run's record (provenance.json) or, for an
     analysis an earlier run built, what its kept build recorded."""
@@ -114,6 +138,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
     headline_table = None
     check_counts, check_note = [], ""
     changes = None
+    gate = None
     page_sections = []
     for title, items in sections.items():
         shown = []
@@ -128,6 +153,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
                 else None,
                 "downloads": [],
                 "table": None,
+                "md_class": None,  # a check or change report: the check's colour
             }
             companions = {label: site_path(p, name) for label, p in item.companions.items()}
             if item.kind == "table":
@@ -144,13 +170,15 @@ def analysis_page(entry: dict, prov: dict) -> dict:
             elif item.kind == "markdown":
                 view["html"] = markdown_html(Path(item.path).read_text(encoding="utf-8"))
                 view["downloads"] = [("Markdown", view["href"]), *companions.items()]
+                file_name = PurePosixPath(item.path).name
+                if file_name == GATE_REPORT and "JSON" in item.companions:
+                    gate = gate_summary(Path(item.companions["JSON"]))
+                    view["md_class"] = "allpass" if gate["passed"] else "findings"
                 if "CSV" in item.companions:
                     rows = read_table(item.companions["CSV"])
-                    is_check = PurePosixPath(item.path).name == "published_check.md"
+                    is_check = file_name == "published_check.md"
                     view["table"] = (failures_first(rows) if is_check else rows).head(INLINE_ROWS)
-                    view["table_title"] = (
-                        "Every check, not passing first" if is_check else "Every change"
-                    )
+                    view["table_title"] = TABLE_TITLES.get(file_name, "Every change")
                     if is_check:
                         check_counts = check_badges(rows)
                         if not rows.rows:
@@ -172,6 +200,7 @@ def analysis_page(entry: dict, prov: dict) -> dict:
         "check_failing": any(kind["attention"] for kind in check_counts),
         "check_note": check_note,
         "changes": changes,
+        "gate": gate,
         "sections": page_sections,
         "provenance": provenance_record(prov, name, entry.get("earlier")),
         "earlier": entry.get("earlier"),

@@ -3,6 +3,7 @@
 Outputs are discovered from what the workflow declares (the site rule's
 inputs), not listed here: a table or figure goes to the section its
 ``report(..., subcategory=...)`` names, check files to the published check,
+the gate's report (``gate/gate.md``, with its CSV and JSON beside it) to "Gate",
 and anything without a report entry to "More tables" or "Downloads". Each kind
 names its headline table when it registers (``register_kind(headline=...)``),
 so a new kind gets a page without a change here.
@@ -15,6 +16,7 @@ from pathlib import PurePosixPath
 
 HEADLINE = "Headline"
 CHANGES = "What changed"
+GATE = "Gate"
 CHECK = "Published check"
 MORE = "More tables"
 DOWNLOADS = "Downloads"
@@ -24,6 +26,7 @@ DOWNLOADS = "Downloads"
 SECTION_ORDER = [
     HEADLINE,
     CHANGES,
+    GATE,
     CHECK,
     "Overview",
     "Figures",
@@ -36,6 +39,10 @@ SECTION_ORDER = [
     "Failure sets",
 ]
 TRAILING = ["Tables", MORE, DOWNLOADS]
+#: Folders whose Markdown report is shown with these files of its name beside it
+#: (the gate's JSON is its interface: a download beside its report).
+REPORT_COMPANIONS = {"check": (".csv",), "changes": (".csv",), "gate": (".csv", ".json")}
+COMPANION_LABELS = {".csv": "CSV", ".json": "JSON"}
 
 # Shown instead of a report subcategory name.
 SECTION_TITLES = {"Tables": "Results tables"}
@@ -105,28 +112,36 @@ def arrange(
             continue
         p = PurePosixPath(path)
         folder, suffix = p.parent.name, p.suffix
-        twin = {".csv": (".tex", "LaTeX"), ".png": (".pdf", "PDF"), ".md": (".csv", "CSV")}
+        beside_report = REPORT_COMPANIONS.get(folder, (".csv",))
+        twins = {
+            ".csv": [(".tex", "LaTeX")],
+            ".png": [(".pdf", "PDF")],
+            ".md": [(s, COMPANION_LABELS[s]) for s in beside_report],
+        }
         if (
             suffix in (".tex", ".pdf")
             and str(p.with_suffix({".tex": ".csv", ".pdf": ".png"}[suffix])) in present
         ):
             continue  # listed beside its table or figure
         if (
-            folder in ("check", "changes")
-            and suffix == ".csv"
+            folder in REPORT_COMPANIONS
+            and suffix in beside_report
             and str(p.with_suffix(".md")) in present
         ):
             continue  # beside its Markdown report
         companions = {}
-        if suffix in twin and str(p.with_suffix(twin[suffix][0])) in present:
-            companions[twin[suffix][1]] = str(p.with_suffix(twin[suffix][0]))
-            used.add(companions[twin[suffix][1]])
+        for twin_suffix, label in twins.get(suffix, []):
+            if str(p.with_suffix(twin_suffix)) in present:
+                companions[label] = str(p.with_suffix(twin_suffix))
+                used.add(companions[label])
         report = reports.get(path, {})
         kind = {".csv": "table", ".png": "figure", ".md": "markdown"}.get(suffix, "download")
         if folder == "check":
             section = CHECK
         elif folder == "changes":
             section = CHANGES
+        elif folder == "gate":
+            section = GATE
         elif kind == "table" and folder == "tables" and p.stem == headline_table:
             section = HEADLINE
         elif report.get("subcategory"):
