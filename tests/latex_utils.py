@@ -5,15 +5,19 @@ import subprocess
 
 import pytest
 
+#: The packages the workflow's LaTeX tables use (rederive.report.latex).
+PACKAGES = ("booktabs.sty", "threeparttable.sty")
 
-def latex_with_booktabs() -> bool:
-    """pdflatex and the booktabs package (texlive-latex-recommended on Debian)."""
+
+def latex_with_packages() -> bool:
+    """pdflatex and the packages of :data:`PACKAGES` (Debian: texlive-latex-recommended
+    and texlive-latex-extra)."""
     if shutil.which("pdflatex") is None or shutil.which("kpsewhich") is None:
         return False
-    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True)
-    return bool(found.stdout.strip())
+    found = subprocess.run(["kpsewhich", *PACKAGES], capture_output=True, text=True)
+    return len(found.stdout.split()) == len(PACKAGES)
 
 
 NEEDS_LATEX = pytest.mark.skipif(
-    not latex_with_booktabs(), reason="pdflatex with booktabs.sty not installed"
+    not latex_with_packages(), reason=f"pdflatex with {', '.join(PACKAGES)} not installed"
 )

@@ -82,3 +82,29 @@ def run_workflow(
             f"snakemake failed ({proc.returncode}):\nSTDOUT:\n{proc.stdout[-4000:]}\nSTDERR:\n{proc.stderr[-6000:]}"
         )
     return proc
+
+
+def build_bundled(work: Path) -> Path:
+    """A cold build of the bundled analyses with the bundled config (what README's
+    first command builds), in ``work``: raw/ is linked, the closing lines are kept
+    in ``work/build.stderr``."""
+    work.mkdir(parents=True, exist_ok=True)
+    if not (work / "raw").exists():
+        (work / "raw").symlink_to(REPO / "raw", target_is_directory=True)
+    # Docs commands run in it name .venv/bin/python, as in the repository.
+    if not (work / ".venv").exists():
+        (work / ".venv").symlink_to(Path(sys.executable).parents[1], target_is_directory=True)
+    proc = run_workflow(work, {}, cores=2)
+    (work / "build.stderr").write_text(proc.stderr)
+    return work
+
+
+def copy_build(source: Path, target: Path, *, own_raw: bool = False) -> Path:
+    """A copy of a built working folder that a test may change: results, the
+    workflow's metadata (so nothing is rebuilt that is up to date) and, with
+    ``own_raw``, a copy of the inputs instead of the link to the repository's."""
+    shutil.copytree(source, target, symlinks=True)
+    if own_raw:
+        (target / "raw").unlink()
+        shutil.copytree(REPO / "raw", target / "raw")
+    return target

@@ -4,20 +4,19 @@ run, lists exactly the tables that differ and every cell that moved (checked
 against a brute-force comparison of the two results folders), and the
 published check that flipped; a touch or a no-op says "no changes".
 
-One build of the five bundled analyses (fewer bootstrap replicates, tables
-and checks only: the change report's targets) is shared by the tests, which
-run in file order.
+They start from a copy of the bundled build every test shares
+(conftest.bundled_build, README's first command's results) with its own raw/,
+and run in file order.
 """
 
 import csv
 import json
 import os
 import re
-import shutil
 
 import pandas as pd
 import pytest
-from workflow_utils import REPO, run_workflow
+from workflow_utils import copy_build, run_workflow
 
 from rederive.changes.snapshots import KEPT_FOLDERS
 
@@ -27,20 +26,9 @@ ANALYSES = ["salitrap", "tag_sycophancy", "bias_awareness", "cot_loadbearing", "
 OLD = (1577836800, 1577836800)  # 2020-01-01: older than every result
 
 
-def overrides(raw):
-    return {
-        "analyses": {
-            name: {"raw_dir": str(raw / name), "bootstrap": {"n_boot": 200}} for name in ANALYSES
-        }
-    }
-
-
 def build(root):
-    return run_workflow(
-        root,
-        overrides(root / "raw"),
-        targets=[f"results/{n}/changes/changes.json" for n in ANALYSES],
-    )
+    # The bundled config as it is: raw/ is the copy's own, at the same relative path.
+    return run_workflow(root, {})
 
 
 def summary(root, name):
@@ -121,20 +109,18 @@ def swap_runs(raw):
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("changes")
-    shutil.copytree(REPO / "raw", root / "raw")
-    proc = build(root)
+def root(tmp_path_factory, bundled_build):
+    root = copy_build(bundled_build, tmp_path_factory.mktemp("changes") / "work", own_raw=True)
     first = {name: kept(root, name) for name in ANALYSES}
-    return root, first, proc
+    return root, first, (root / "build.stderr").read_text()
 
 
 def test_first_build_says_so(root):
-    root, _, proc = root
+    root, _, stderr = root
     for name in ANALYSES:
         record = summary(root, name)
         assert record["first_build"] and record["changed"], name
-        assert f"rederive: {name}: first build" in proc.stderr
+        assert f"rederive: {name}: first build" in stderr
 
 
 def brute_force_cells(old: bytes, new: bytes, key: list[str]) -> set:

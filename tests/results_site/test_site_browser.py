@@ -13,7 +13,7 @@ import pytest
 from benchmark_formats import chembench_slice, write_matrix
 from browser_cdp import Browser, find_browser
 from site_checks import check_site, pages_of
-from workflow_utils import REPO, run_workflow
+from workflow_utils import run_workflow
 
 BROWSER = find_browser()
 needs_browser = pytest.mark.skipif(
@@ -100,12 +100,11 @@ def test_site_of_a_workflow_run_in_chromium(small_site, browser, tmp_path):
     assert "Tied with it: A & B | \"quoted\" 'single'" in text
 
 
+@pytest.mark.slow
 @needs_browser
-def test_bundled_site_in_chromium(browser, tmp_path):
-    """The site `snakemake` wrote for the bundled analyses, when it is there."""
-    site = REPO / "results" / "site"
-    if not (site / "index.html").is_file():
-        pytest.skip("no results/site/index.html: run `snakemake --cores 2` first")
+def test_bundled_site_in_chromium(browser, tmp_path, bundled_build):
+    """The site of the bundled analyses (README's first command's results)."""
+    site = bundled_build / "results" / "site"
     report = check_site(browser, site, shots_dir(tmp_path) / "bundled")
     assert report == {page: [] for page in report}, report
     size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
