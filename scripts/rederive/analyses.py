@@ -168,9 +168,11 @@ def fill_defaults(value: Any, schema: dict) -> Any:
 
     Missing object properties take ``default`` (deep-copied), then the properties
     of that object are filled in turn, so a partial override such as
-    ``bootstrap: {n_boot: 200}`` keeps the kind's seed and level.
+    ``bootstrap: {n_boot: 200}`` keeps the kind's seed and level. A block that
+    may also be null (``type: [object, "null"]``, e.g. ``gate``) is filled when
+    it is given as an object and left as it is when null.
     """
-    if not isinstance(value, dict) or schema.get("type") not in ("object", None):
+    if not isinstance(value, dict) or not _may_be_object(schema):
         return value
     out = dict(value)
     for key, sub in (schema.get("properties") or {}).items():
@@ -184,6 +186,14 @@ def fill_defaults(value: Any, schema: dict) -> Any:
         if key in out:
             out[key] = fill_defaults(out[key], sub)
     return out
+
+
+def _may_be_object(schema: dict) -> bool:
+    """Whether the schema's ``type`` allows an object (no ``type``: anything)."""
+    declared = schema.get("type")
+    if declared is None:
+        return True
+    return "object" in (declared if isinstance(declared, list) else [declared])
 
 
 def _merge_record(default: dict, value: dict, schema: dict) -> dict:

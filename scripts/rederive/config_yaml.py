@@ -19,7 +19,10 @@ Schema keywords the generator reads besides ``description`` and ``default``:
     (besides ``kind`` and ``raw_dir``).
 
 A description line indented by at least one space is printed as it is (a
-YAML example inside the text); other lines are wrapped.
+YAML example inside the text); other lines are wrapped. A block that is off
+unless set (``type: [object, "null"]``, ``default: null``, e.g. the benchmark
+kind's ``gate``) is written as ``key: null`` followed by its options, with
+their descriptions and defaults, as comments to uncomment.
 
 Usage::
 
@@ -202,6 +205,16 @@ class _Writer:
             lines.append(f"{pad}{_scalar(key)}:")
             lines += self.options(schema, value, indent + 2, quiet=quiet)
             return lines
+        if _is_record(schema) and value is None:
+            # A block that is off by default (null) still shows its options, as
+            # comments a user can uncomment: their descriptions and defaults.
+            inner = self.options(schema, fill_defaults({}, schema), indent + 4)
+            return [
+                *lines,
+                *_value_lines(key, value, indent),
+                f"{pad}# When set, {_scalar(key)} takes:",
+                *(f"{pad}#{line[indent + 1 :]}" for line in inner),
+            ]
         return [*lines, *_value_lines(key, value, indent)]
 
     def options(self, schema: dict, values: dict, indent: int, quiet: bool = False) -> list[str]:
