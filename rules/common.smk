@@ -85,6 +85,7 @@ def register_kind(
     power_unit=None,
     run_inputs=None,
     headline=None,
+    only_when=None,
 ):
     """Record a kind: the rules defined since the previous kind's file, a
     function listing an analysis's run ids, one listing its targets, the
@@ -93,19 +94,28 @@ def register_kind(
     (`paper_layout`, or a function of the analysis name returning what its
     raw_dir lacks and a sentence on what it must hold), a function giving
     each run's input files (default: its file in runs/), which the change
-    report hashes, and its headline table (rederive.site.layout.HeadlineSpec:
+    report hashes, its headline table (rederive.site.layout.HeadlineSpec:
     the table the site leads with and the change report reads the top model
-    from). Called at the end of rules/<kind>.smk; the kind's rules answer only
-    for analyses of that kind."""
+    from), and the rules that build an analysis only when its settings ask
+    for them (`only_when`: rule name -> a function of the analysis name, e.g.
+    the gate of an analysis with a `gate:` block). Called at the end of
+    rules/<kind>.smk; the kind's rules answer only for analyses of that kind
+    (and an `only_when` rule only for those its function accepts)."""
     if kind not in KIND_NAMES:
         raise ValueError(
             f"rules/{kind}.smk registers kind {kind!r}, which has no "
             f"config/schemas/{kind}.schema.yaml"
         )
+    only_when = dict(only_when or {})
     rules = [r for r in workflow.rules if r.name not in _CLAIMED_RULES]
     _CLAIMED_RULES.update(r.name for r in rules)
+    unknown = sorted(set(only_when) - {r.name for r in rules})
+    if unknown:
+        raise ValueError(
+            f"register_kind({kind!r}, only_when=...) names rules it does not have: {unknown}"
+        )
     for rule_ in rules:
-        answer_for(rule_, analyses_of(kind))
+        answer_for(rule_, analyses_of(kind, only_when.get(rule_.name)))
     rules = [r.name for r in rules]
     KINDS[kind] = {
         "rules": rules,
@@ -116,6 +126,7 @@ def register_kind(
         "layout": layout,
         "run_inputs": run_inputs or paper_run_inputs,
         "headline": headline or HeadlineSpec(),
+        "only_when": only_when,
     }
 
 
@@ -187,9 +198,16 @@ def raw_files_of(name):
         stop("input", f"analysis {name}: raw_dir {raw_dir(name)}: {exc}")
 
 
-def analyses_of(kind):
-    """Wildcard constraint: the built analyses of one kind (no match when none)."""
-    return analyses_pattern([n for n in BUILD if ANALYSES[n]["kind"] == kind])
+def analyses_of(kind, wanted=None):
+    """Wildcard constraint: the built analyses of one kind, those ``wanted``
+    accepts when given (no match when none)."""
+    return analyses_pattern(
+        [
+            n
+            for n in BUILD
+            if ANALYSES[n]["kind"] == kind and (wanted is None or wanted(n))
+        ]
+    )
 
 
 def kind_of(name):
@@ -589,9 +607,15 @@ def summary_targets():
 
 
 def rules_of(name):
-    """The rules that build one analysis: its kind's, and the shared rules over
-    one analysis whose inputs its kind writes (shared_rule_applies)."""
-    kind_rules = set(KINDS[kind_of(name)]["rules"])
+    """The rules that build one analysis: its kind's (an `only_when` rule when
+    its function accepts the analysis), and the shared rules over one analysis
+    whose inputs its kind writes (shared_rule_applies)."""
+    entry = KINDS[kind_of(name)]
+    kind_rules = {
+        r
+        for r in entry["rules"]
+        if r not in entry["only_when"] or entry["only_when"][r](name)
+    }
     return [
         r
         for r in workflow.rules
