@@ -27,6 +27,7 @@ SECTION_ORDER = [
     CHECK,
     "Overview",
     "Figures",
+    "Sampling",
     "Data quality",
     "Labelling",
     "Power",
