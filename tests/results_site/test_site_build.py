@@ -265,6 +265,7 @@ def test_every_bundled_caption_renders():
         "fractional_scores_text": "F.",
         "failure_set_text": "S.",
         "missing_grades_text": "M.",
+        "sampling_text": "K.",
     }
     for rst in sorted((REPO / "rules" / "report").rglob("*.rst")):
         if rst.name == "workflow.rst":
