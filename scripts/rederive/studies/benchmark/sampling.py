@@ -131,7 +131,8 @@ def answer_conflicts(long: pd.DataFrame, item: str = "item_key") -> dict[str, st
     Returns
     -------
     dict of str to str
-        Model → sentence naming the first such answer (items in order) and how many.
+        Model → sentence naming the first such answer (by item, then answer, sorted)
+        and how many.
     """
     if "answer" not in long:
         return {}

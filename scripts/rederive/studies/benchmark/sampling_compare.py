@@ -20,8 +20,8 @@ import pandas as pd
 
 from rederive.runner import run
 from rederive.stats.sampling import sampling_pairwise, sampling_ranking
-from rederive.studies.benchmark.common import fixed_decimals
-from rederive.studies.benchmark.sampling import Samples, load, require, write_table
+from rederive.studies.benchmark.common import fixed_decimals, write_csv
+from rederive.studies.benchmark.sampling import Samples, load, require
 
 PCT = {"diff_pct": 1, "ci_low_pct": 1, "ci_high_pct": 1, "boot_low_pct": 1, "boot_high_pct": 1}
 
@@ -120,11 +120,11 @@ def main(snakemake):
         interval=sampling["interval"],
         comparisons=p.comparisons,
     )
-    write_table(
-        fixed_decimals(pairs, {c: d for c, d in PCT.items() if c in pairs}),
-        snakemake.output.pairwise,
-    )
-    write_table(ranked, snakemake.output.ranking)
+    # As pairwise.csv and ranking.csv: differences and p-values at 6 significant
+    # digits, percentages at one decimal.
+    pct = {c: d for c, d in PCT.items() if c in pairs}
+    write_csv(fixed_decimals(pairs, pct), snakemake.output.pairwise, float_format="%.6g")
+    write_csv(ranked, snakemake.output.ranking, float_format="%.1f")
 
 
 if __name__ == "__main__" and "snakemake" in globals():
