@@ -2,7 +2,8 @@
 # Inspect .eval logs, matrix or long CSV/JSONL); the bundled analysis of this kind
 # runs on the REAL ChemBench matrix. Options: config/kinds/benchmark.yaml. Flow: ingest runs in batches -> warehouse ->
 # accuracy, pairwise/ranking, IRT, failure clustering, data quality -> figures,
-# published check; and, for an analysis with a `gate:` block, the gate.
+# published check; and, for an analysis with a `gate:` block, the gate, and for
+# one with a `sampling:` block, pass@k and pass^k with their figure.
 
 
 include: "benchmark_helpers.smk"
@@ -277,6 +278,8 @@ rule tabulate_benchmark_quality:
             category="{analysis}",
             subcategory="Data quality",
         ),
+    params:
+        sampling=setting("sampling"),
     script:
         "../scripts/rederive/studies/benchmark/quality.py"
 
@@ -322,6 +325,7 @@ rule check_benchmark_published:
         db="results/{analysis}/{analysis}.duckdb",
         quality="results/{analysis}/tables/data_quality.csv",
         published=published_files,
+        sampling=sampling_input,
     output:
         csv=report(
             "results/{analysis}/check/published_check.csv",
@@ -340,6 +344,78 @@ rule check_benchmark_published:
         missing_grades_text=missing_grades_caption,
     script:
         "../scripts/rederive/studies/benchmark/check.py"
+
+
+# Many samples per item (pass@k, pass^k, maj@k, avg@n): only for an analysis that
+# sets `sampling:` (register_kind's only_when below); the comparison only with
+# sampling.rank_at.
+rule analyse_benchmark_sampling:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        sampling=report(
+            "results/{analysis}/tables/sampling.csv",
+            caption="report/benchmark/sampling.rst",
+            category="{analysis}",
+            subcategory="Sampling",
+        ),
+    params:
+        sampling=setting("sampling"),
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        ci_level=setting("bootstrap", "level"),
+        cluster_by=setting("cluster_by"),
+        sampling_text=sampling_caption,
+    script:
+        "../scripts/rederive/studies/benchmark/sampling.py"
+
+
+rule compare_benchmark_sampling:
+    input:
+        db="results/{analysis}/{analysis}.duckdb",
+    output:
+        pairwise=report(
+            "results/{analysis}/tables/sampling_pairwise.csv",
+            caption="report/benchmark/sampling_pairwise.rst",
+            category="{analysis}",
+            subcategory="Sampling",
+        ),
+        ranking=report(
+            "results/{analysis}/tables/sampling_ranking.csv",
+            caption="report/benchmark/sampling_ranking.rst",
+            category="{analysis}",
+            subcategory="Sampling",
+        ),
+    params:
+        sampling=setting("sampling"),
+        n_boot=setting("bootstrap", "n_boot"),
+        seed=setting("bootstrap", "seed"),
+        ci_level=setting("bootstrap", "level"),
+        fdr_q=setting("fdr_q"),
+        min_n=setting("min_n"),
+        cluster_by=setting("cluster_by"),
+        comparisons=setting("comparisons"),
+        sampling_text=sampling_caption,
+    script:
+        "../scripts/rederive/studies/benchmark/sampling_compare.py"
+
+
+rule plot_benchmark_sampling:
+    input:
+        sampling="results/{analysis}/tables/sampling.csv",
+    output:
+        png=report(
+            "results/{analysis}/figures/sampling.png",
+            caption="report/benchmark/fig_sampling.rst",
+            category="{analysis}",
+            subcategory="Sampling",
+        ),
+        pdf="results/{analysis}/figures/sampling.pdf",
+    params:
+        data_note=data_note,
+        sampling_text=sampling_caption,
+    script:
+        "../scripts/rederive/studies/benchmark/sampling_figure.py"
 
 
 rule estimate_benchmark_power:
@@ -409,8 +485,8 @@ register_kind(
     power_unit="items (or clusters, with ``cluster_by``)",
     layout=benchmark_layout,
     run_inputs=benchmark_run_inputs,
-    # Built only for an analysis with a `gate:` block.
-    only_when={"gate_benchmark_candidates": has_gate},
+    # Built only for an analysis that asks for them (benchmark_helpers.smk).
+    only_when={**SAMPLING_RULES, "gate_benchmark_candidates": has_gate},
 )
 
 
@@ -457,4 +533,11 @@ size_jobs(
     gate_benchmark_candidates=job_size(
         500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.2
     ),
+    analyse_benchmark_sampling=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    compare_benchmark_sampling=job_size(
+        600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
+    ),
+    plot_benchmark_sampling=job_size(500, 10),
 )

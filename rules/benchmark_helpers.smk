@@ -137,3 +137,36 @@ def benchmark_targets(name):
         *[f"results/{name}/figures/{fig}.png" for fig in BENCHMARK_FIGURE_NAMES],
         *gate,
     ]
+
+
+# ------------------------------------------------- sampling (pass@k, pass^k, maj@k)
+def has_sampling(name):
+    """Whether the analysis has a `sampling:` block (then its sampling jobs are built)."""
+    return bool(ANALYSES[name].get("sampling"))
+
+
+def ranks_sampling(name):
+    """Whether the analysis compares its models at a k (`sampling.rank_at`)."""
+    return has_sampling(name) and ANALYSES[name]["sampling"].get("rank_at") is not None
+
+
+def sampling_input(wildcards):
+    """Input function: sampling.csv when the analysis has one (the published check's)."""
+    if has_sampling(wildcards.analysis):
+        return [f"results/{wildcards.analysis}/tables/sampling.csv"]
+    return []
+
+
+def sampling_caption(wildcards):
+    """Caption text: the k, metrics, interval and comparison of the sampling table."""
+    from rederive.studies.benchmark.sampling import describe
+
+    return describe(analysis(wildcards)["sampling"], analysis(wildcards)["cluster_by"])
+
+
+# The sampling rules and when an analysis builds them (register_kind's only_when).
+SAMPLING_RULES = {
+    "analyse_benchmark_sampling": has_sampling,
+    "plot_benchmark_sampling": has_sampling,
+    "compare_benchmark_sampling": ranks_sampling,
+}

@@ -93,6 +93,20 @@ CLEAN = {
         correct=[1, 0, 1, 0],
         response=["\u2026ok\u3042", None, "Å", "xÀ"],
     ),
+    # The extracted answer (maj@k votes with it): text, or integers read as their text.
+    "answers": table(
+        model=["m"] * 4,
+        item_id=["1", "1", "2", "2"],
+        epoch=[1, 2, 1, 2],
+        correct=[1, 0, 1, 1],
+        answer=["42", "41", None, "B"],
+    ),
+    "integer_answers": table(
+        model=["m"] * 3,
+        item_id=["1", "2", "3"],
+        correct=[1, 0, 1],
+        answer=pa.array([7, -1, None], pa.int64()),
+    ),
     "large_strings": table(
         model=pa.array(["m", "m"], pa.large_string()),
         item_id=pa.array(["1", "2"], pa.large_string()),
@@ -123,6 +137,10 @@ REWRITTEN = {
     "blank_category": table(
         model=["m", "m"], item_id=["1", "2"], correct=[1, 0], category=["", "c"]
     ),
+    "padded_answer": table(
+        model=["m", "m"], item_id=["1", "2"], correct=[1, 0], answer=[" 42", "41"]
+    ),
+    "blank_answer": table(model=["m", "m"], item_id=["1", "2"], correct=[1, 0], answer=["", "B"]),
     "nbsp_response": table(
         model=["m", "m"], item_id=["1", "2"], correct=[1, 0], response=["ok\u00a0", "fine"]
     ),

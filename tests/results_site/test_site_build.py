@@ -340,6 +340,7 @@ def test_every_bundled_caption_renders():
         "failure_set_text": "S.",
         "missing_grades_text": "M.",
         "gate_text": "G.",
+        "sampling_text": "K.",
     }
     for rst in sorted((REPO / "rules" / "report").rglob("*.rst")):
         if rst.name == "workflow.rst":

@@ -298,6 +298,7 @@ TABLE_SCHEMA = pa.schema(
         ("line", pa.int64()),
         ("doc_hash", pa.string()),
         ("response", pa.string()),
+        ("answer", pa.string()),
     ]
 )
 
@@ -408,6 +409,7 @@ def long_table(
             pa.array(np.asarray(lines)[keep].astype(np.int64)),
             constant(None, n_kept),
             optional("response"),
+            optional("answer"),
         ],
         names=TABLE_SCHEMA.names,
     )

@@ -8,7 +8,9 @@ finished log holds ``header.json`` (the ``EvalLog`` without samples: ``status``,
 epoch), ``reductions.json`` (per scorer and reducer, each sample's score reduced
 over epochs) and ``samples/<id>_epoch_<n>.json``, each an ``EvalSample`` with ``id,
 epoch, input, target, output.completion, scores{scorer: {value, answer,
-explanation}}`` and ``error`` when the sample failed. A log that never finished has
+explanation}}`` and ``error`` when the sample failed. The scorer's ``answer`` (what
+it extracted and graded) is kept as the row's ``answer``, the completion as its
+``response``. A log that never finished has
 only ``_journal/``. A ``.json`` log is the same ``EvalLog`` as one JSON object with
 ``samples`` and ``reductions`` lists.
 
@@ -454,6 +456,9 @@ def _read_sample(where, sample, key, model, task, chosen, category_field, accoun
         epoch = int(sample["epoch"])
     except (TypeError, ValueError):
         raise InputError("epoch must be a whole number", file=where, field="epoch") from None
+    # The scorer's `answer`: what it extracted from the completion and graded
+    # (match/choice: the answer text; a code scorer: the code it ran), for maj@k.
+    answer = score.get("answer")
     return graded_row(
         model,
         task,
@@ -463,6 +468,7 @@ def _read_sample(where, sample, key, model, task, chosen, category_field, accoun
         epoch=epoch,
         category=None if category is None else str(category),
         response=completion if isinstance(completion, str) else None,
+        answer=answer.strip() or None if isinstance(answer, str) else None,
     )
 
 
@@ -487,7 +493,14 @@ def _apply_reduction(records, reduced, reducer, *, name, accounting) -> list[dic
                 accounting.exclude("no reduced score")
             continue
         out.append(
-            {**rows[0], "correct": value, "epoch": 1, "source_file": where, "response": None}
+            {
+                **rows[0],
+                "correct": value,
+                "epoch": 1,
+                "source_file": where,
+                "response": None,
+                "answer": None,
+            }
         )
     accounting.notes.append(
         f"epochs reduced with {reducer!r} as Inspect did (its reductions): "
@@ -535,4 +548,73 @@ def reported_scores(
                     "file": name if name.endswith(".json") else f"{name}!header.json",
                 }
             )
+    return pd.DataFrame(rows, columns=columns)
+
+
+#: Inspect's reducers that are a sampling metric: ``pass_at_{k}`` (Chen et al.'s
+#: pass@k) and ``pass_k_{k}`` (τ-bench's pass^k), by the table's metric names.
+SAMPLING_REDUCERS = {
+    re.compile(r"pass_at_([1-9][0-9]*)"): "pass@k",
+    re.compile(r"pass_k_([1-9][0-9]*)"): "pass^k",
+}
+
+
+def sampling_reducer(reducer) -> tuple[str, int] | None:
+    """``(metric, k)`` of a reducer name that is a sampling metric, else None."""
+    for pattern, metric in SAMPLING_REDUCERS.items():
+        match = pattern.fullmatch(str(reducer))
+        if match:
+            return metric, int(match[1])
+    return None
+
+
+def reported_sampling_scores(
+    path: str | Path, *, scorer: str | None, limits: ZipLimits | None = None
+) -> pd.DataFrame:
+    """The pass@k and pass^k Inspect reported through its ``pass_at_{k}``/``pass_k_{k}``
+    reducers, for the scorer (the log's only one when ``scorer`` is None).
+
+    Returns
+    -------
+    DataFrame
+        One row per such reducer of the scorer: model, task, ``metric``
+        (``pass@<k>`` or ``pass^<k>``), ``filter`` (the scorer and the reducer),
+        ``value`` (the reduced scores' ``accuracy``, else their ``mean``), file.
+        Empty when the log has no such reducer.
+    """
+    name = relpath(path)
+    columns = ["model", "task", "metric", "filter", "value", "file"]
+    with _Opened(path, limits) as log:
+        header = log.header
+    model, task = check_header(header, name=name)
+    names = list(dict.fromkeys(_header_scorers(header)))
+    chosen = scorer if scorer is not None else (names[0] if len(names) == 1 else None)
+    rows = []
+    for entry in (header.get("results") or {}).get("scores") or []:
+        if not isinstance(entry, dict) or chosen not in (entry.get("name"), entry.get("scorer")):
+            continue
+        found = sampling_reducer(entry.get("reducer"))
+        metrics = entry.get("metrics") or {}
+        value = next(
+            (
+                metrics[m]["value"]
+                for m in ("accuracy", "mean")
+                if isinstance(metrics.get(m), dict)
+                and isinstance(metrics[m].get("value"), int | float)
+            ),
+            None,
+        )
+        if found is None or value is None:
+            continue
+        metric, k = found
+        rows.append(
+            {
+                "model": model,
+                "task": task,
+                "metric": metric.replace("k", str(k)),
+                "filter": f"{entry.get('name')}, reducer {entry.get('reducer')}",
+                "value": float(value),
+                "file": name if name.endswith(".json") else f"{name}!header.json",
+            }
+        )
     return pd.DataFrame(rows, columns=columns)

@@ -279,6 +279,7 @@ def read_samples(
             doc_hash = None
             null_hashes += 1
         used_metrics.append(metric)
+        filtered = _first_response(record.get("filtered_resps"))
         records.append(
             graded_row(
                 model,
@@ -290,7 +291,10 @@ def read_samples(
                 line=number,
                 category=task,
                 doc_hash=str(doc_hash) if doc_hash is not None else None,
-                response=_first_response(record.get("filtered_resps")),
+                response=filtered,
+                # The filter's output is the extracted answer (e.g. the number
+                # after "The answer is"): what maj@k votes with.
+                answer=filtered,
             )
         )
     if null_hashes:

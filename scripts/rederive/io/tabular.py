@@ -8,7 +8,8 @@ came from, so any later error can point back at the cell a user has to fix.
   column is one model; cells are 0/1 (or a partial-credit fraction), blank =
   missing. This is the layout of the ChemBench matrix of irt-on-bench.
 * Long CSV, JSONL or Parquet: one row per graded answer with ``model, item_id, correct``
-  and optional ``task, category, epoch, response``. Rows repeating a
+  and optional ``task, category, epoch, response, answer`` (``answer``: the answer the
+  grader extracted from the response, which maj@k votes with). Rows repeating a
   (model, task, item) without an ``epoch`` column are repeats and get epochs
   1, 2, … in file order; they are averaged within the item downstream.
 """
@@ -39,6 +40,7 @@ COLUMNS = [
     "line",
     "doc_hash",
     "response",
+    "answer",
 ]
 
 # Only unambiguous spellings: "yes"/"c"/"correct" could as well be an answer
@@ -56,7 +58,16 @@ def empty_frame() -> pd.DataFrame:
 def frame_from_records(records: list[dict]) -> pd.DataFrame:
     """Long reader frame with fixed column order and dtypes (stable parquet schema)."""
     frame = pd.DataFrame.from_records(records, columns=COLUMNS)
-    for column in ("model", "task", "item_id", "category", "source_file", "doc_hash", "response"):
+    for column in (
+        "model",
+        "task",
+        "item_id",
+        "category",
+        "source_file",
+        "doc_hash",
+        "response",
+        "answer",
+    ):
         frame[column] = frame[column].astype("string")
     frame["correct"] = frame["correct"].astype(float)
     frame["epoch"] = frame["epoch"].astype("int64")
@@ -76,8 +87,14 @@ def graded_row(
     category: str | None = None,
     doc_hash: str | None = None,
     response: str | None = None,
+    answer: str | None = None,
 ) -> dict:
-    """One record of the reader frame (:data:`COLUMNS`); a reader fills what its format has."""
+    """One record of the reader frame (:data:`COLUMNS`); a reader fills what its format has.
+
+    ``response`` is the model's output as logged; ``answer`` the answer the grader
+    extracted from it (what maj@k votes with, :mod:`rederive.stats.sampling`), where
+    the format logs one.
+    """
     return {
         "model": model,
         "task": task,
@@ -89,6 +106,7 @@ def graded_row(
         "line": line,
         "doc_hash": doc_hash,
         "response": response,
+        "answer": answer,
     }
 
 
@@ -368,6 +386,7 @@ def _graded_frame(rows, *, name: str, default_task: str, accounting) -> pd.DataF
                 line=number,
                 category=_text(row.get("category")),
                 response=_text(row.get("response")),
+                answer=_text(row.get("answer")),
             )
         )
     if read == 0:

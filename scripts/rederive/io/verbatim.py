@@ -25,7 +25,7 @@ rewrite raises the reader's errors, with file, line and field):
   dictionary of text): a column DuckDB might read otherwise sends the file to
   the rewrite;
 * ``model`` and ``item_id`` text or integers, never null; ``task`` text or null;
-  ``category`` and ``response`` text, integers or null; ``epoch`` integers or
+  ``category``, ``response`` and ``answer`` text, integers or null; ``epoch`` integers or
   null; ``correct`` numbers or booleans in [0, 1], null or NaN for a missing
   score, at least one score present;
 * no text cell blank, with whitespace at an edge, or invalid UTF-8 (the
@@ -52,7 +52,16 @@ import pyarrow.parquet as pq
 from rederive.io import columnar
 
 #: The long file's columns, and those of them that may be absent.
-LONG_COLUMNS = ("model", "item_id", "correct", "task", "category", "epoch", "response")
+LONG_COLUMNS = (
+    "model",
+    "item_id",
+    "correct",
+    "task",
+    "category",
+    "epoch",
+    "response",
+    "answer",
+)
 REQUIRED = ("model", "item_id", "correct")
 #: Columns DuckDB's Parquet reader adds to every file.
 VIRTUAL = {"filename", "file_row_number", "file_index"}
@@ -117,6 +126,7 @@ def check_schema(schema: pa.Schema) -> None:
         "task": (_text_type, pa.types.is_null),
         "category": (_text_type, pa.types.is_integer, pa.types.is_null),
         "response": (_text_type, pa.types.is_integer, pa.types.is_null),
+        "answer": (_text_type, pa.types.is_integer, pa.types.is_null),
         "epoch": (pa.types.is_integer, pa.types.is_null),
         "correct": (
             pa.types.is_integer,
@@ -222,7 +232,7 @@ def check_rows(table: pa.Table, *, default_task: str) -> tuple[int, np.ndarray]:
     """
     n_read = table.num_rows
     fields = table.column_names
-    for field in ("model", "item_id", "task", "category", "response"):
+    for field in ("model", "item_id", "task", "category", "response", "answer"):
         if field not in fields:
             continue
         values, indices = _cells(table[field])
@@ -284,7 +294,7 @@ def repeated_text(metadata: pq.FileMetaData) -> list[str]:
     schema = metadata.schema
     names = [schema.column(i).name for i in range(len(schema))]
     chosen = []
-    for name in ("model", "task", "category", "response"):
+    for name in ("model", "task", "category", "response", "answer"):
         if name not in names or schema.column(names.index(name)).physical_type != "BYTE_ARRAY":
             continue
         chunks = [
@@ -374,6 +384,7 @@ def select_sql(files: list[str], infos: list[dict], extra: str = "") -> tuple[st
         "line": "CAST(file_row_number AS BIGINT) + 1",
         "doc_hash": "CAST(NULL AS VARCHAR)",
         "response": text("response"),
+        "answer": text("answer"),
         "metric": per_file("metrics"),
     }
     select = ", ".join(f'{sql} AS "{name}"' for name, sql in columns.items())

@@ -30,6 +30,7 @@ SECTION_ORDER = [
     CHECK,
     "Overview",
     "Figures",
+    "Sampling",
     "Data quality",
     "Labelling",
     "Power",

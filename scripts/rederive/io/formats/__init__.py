@@ -13,6 +13,9 @@ Each module (``matrix``, ``long``, ``lm_eval``, …) defines
 * ``files(path) -> [Path]``: the files a run is read from (Snakemake inputs);
 * ``read(path, *, params, accounting) -> DataFrame``: the long reader frame;
 * ``reported(path, *, params) -> DataFrame``: the tool's own aggregate scores;
+* ``ANSWERS`` (optional): where the reader finds each sample's extracted answer
+  (the reader frame's ``answer``, what maj@k votes with); a format without it
+  logs none, and maj@k is ``n/a`` for its runs (:func:`answers_note`);
 * ``REPORTS = False`` (optional): the format never carries aggregate scores, so
   ingest writes the empty reported file without calling ``reported`` (per run,
   building its empty frame cost as much as reading a 30,000-row Parquet file).
@@ -67,6 +70,13 @@ def get(name: str) -> ModuleType:
         if module.NAME == name:
             return module
     raise ValueError(f"unknown input format {name!r}; known: {', '.join(names())}")
+
+
+def answers_note(name: str) -> str:
+    """Why a run of format ``name`` has no extracted answers ("" when it may have some)."""
+    if getattr(get(name), "ANSWERS", None):
+        return ""
+    return f"no extracted answers: the {name} format logs none (docs/input-formats.md)"
 
 
 def detected(path: Path, formats: tuple[ModuleType, ...] = FORMATS) -> list[str]:

@@ -27,6 +27,8 @@ How it is read, as evalplus means it:
   (the mean over tasks of ``c/n``).
 * **model**: the file name without its ``eval_results.json`` suffix (evalplus's
   identifier ``<model>_<backend>_temp_<t>``), or the samples folder's name.
+* **answer** (what maj@k votes with): the completion's test outcome, ``pass`` or
+  its status and the inputs it failed on (:func:`_outcome`).
 * a ``--base-only`` evaluation (every ``plus_status`` null) has no plus task:
   noted in the accounting. A null ``plus_status`` in a file where others are
   set is a counted exclusion. A status other than ``pass``/``fail``/``timeout``
@@ -40,6 +42,8 @@ evalplus ``evalplus/evaluate.py`` (result layout, pass@k) and
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -85,6 +89,12 @@ OPTIONS = {
 }
 
 DESCRIPTION = "evalplus evaluate results (*eval_results.json: base and plus tests per sample)"
+
+#: What the reader keeps as each sample's extracted answer (rederive.io.formats).
+ANSWERS = (
+    "the completion's test outcome: pass, or its status and the inputs it failed on "
+    "(completions that behave alike vote together)"
+)
 
 RESULTS_RE = re.compile(r"^(?:(?P<model>.+?)[._])?eval_results\.json$")
 # Files evalplus writes beside a results file that are not results: the samples
@@ -186,6 +196,39 @@ def _status(sample: dict, key: str, *, file: str, where: str) -> float | None:
     return STATUS[value]
 
 
+#: Above this length a failing outcome's test inputs are named by their SHA-256.
+OUTCOME_CHARS = 120
+
+
+def _outcome(sample: dict, test: str) -> str | None:
+    """A completion's outcome on one test set: ``pass``, or its status and the inputs
+    it failed on (``fail on [[1, 2]]``); None without a status or a failing-test list.
+
+    Completions that behave alike on the tests get the same outcome, so they vote
+    together in maj@k (AlphaCode clusters sampled programs by their behaviour the
+    same way: Li et al. 2022, Science 378, §4.6). evalplus stops at the first
+    failing input unless run with ``--test-details``: the outcome is then the status
+    and that input.
+    """
+    status = sample.get(f"{test}_status")
+    if status == "pass":
+        return "pass"
+    failed = sample.get(f"{test}_fail_tests")
+    if not isinstance(status, str) or not isinstance(failed, list):
+        return None
+    text = json.dumps(failed, sort_keys=True, ensure_ascii=False, default=str)
+    if len(text) > OUTCOME_CHARS:
+        text = "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    return f"{status} on {text}"
+
+
+def _both(base: str | None, plus: str | None) -> str | None:
+    """The outcome on base and plus tests together (the plus task's grade is both)."""
+    if base is None or plus is None:
+        return None
+    return "pass" if base == plus == "pass" else f"base {base}; plus {plus}"
+
+
 def _tests(params: dict) -> tuple[str, ...]:
     chosen = tuple((params.get(NAME) or {}).get("tests") or TESTS)
     unknown = sorted(set(chosen) - set(TESTS))
@@ -243,13 +286,14 @@ def read(path: Path, *, params: dict, accounting: Accounting) -> pd.DataFrame:
                 raise InputError("base tests have no status", file=name, field=f"{at}base_status")
             plus = _status(sample, "plus_status", file=name, where=at)
             solution = field(sample, "solution", str, file=name, where=at, nullable=True)
-            samples.append((task_id, number, base, plus, solution))
-    base_only = all(plus is None for *_, plus, _ in samples)
+            outcomes = (_outcome(sample, "base"), _outcome(sample, "plus"))
+            samples.append((task_id, number, base, plus, solution, outcomes))
+    base_only = all(plus is None for *_, plus, _, _ in samples)
     tests = _tests(params)
     if base_only and "plus" in tests:
         accounting.notes.append(f"{path.name}: base-only evaluation (no plus_status): no plus task")
     records, metrics = [], []
-    for task_id, epoch, base, plus, solution in samples:
+    for task_id, epoch, base, plus, solution, (base_outcome, plus_outcome) in samples:
         if "base" in tests:
             accounting.rows_read += 1
             accounting.rows_used += 1
@@ -263,6 +307,7 @@ def read(path: Path, *, params: dict, accounting: Accounting) -> pd.DataFrame:
                     epoch=epoch,
                     category=dataset,
                     response=solution,
+                    answer=base_outcome,
                 )
             )
             metrics.append("base_status")
@@ -283,6 +328,7 @@ def read(path: Path, *, params: dict, accounting: Accounting) -> pd.DataFrame:
                     epoch=epoch,
                     category=f"{dataset}+",
                     response=solution,
+                    answer=_both(base_outcome, plus_outcome),
                 )
             )
             metrics.append("base_status+plus_status")
@@ -292,7 +338,12 @@ def read(path: Path, *, params: dict, accounting: Accounting) -> pd.DataFrame:
 
 
 def reported(path: Path, *, params: dict) -> pd.DataFrame:
-    """evalplus's own pass@1 from ``pass_at_k`` (absent before its 2024-10 release)."""
+    """evalplus's own pass@k from ``pass_at_k`` (absent before its 2024-10 release).
+
+    Every ``pass@<k>`` it wrote (pass@1, and pass@10 and pass@100 when every task
+    has that many samples), one row each: pass@1 is checked against the accuracy,
+    pass@k against the sampling table's per-task pass@k.
+    """
     path = Path(path)
     name = relpath(path)
     record = json_object(path)
@@ -306,21 +357,29 @@ def reported(path: Path, *, params: dict) -> pd.DataFrame:
     for test in _tests(params):
         if test not in scores:
             continue
-        value = field(
-            field(scores, test, dict, file=name, where="pass_at_k."),
-            "pass@1",
-            (int, float),
-            file=name,
-            where=f"pass_at_k.{test}.",
-        )
-        rows.append(
-            {
-                "model": _model_from(path),
-                "task": dataset if test == "base" else f"{dataset}+",
-                "metric": "pass@1",
-                "filter": test,
-                "value": float(value),
-                "file": name,
-            }
-        )
+        by_k = field(scores, test, dict, file=name, where="pass_at_k.")
+        field(by_k, "pass@1", (int, float), file=name, where=f"pass_at_k.{test}.")
+        for key in sorted(by_k, key=_k_of):
+            if PASS_KEY.fullmatch(key) is None:
+                continue
+            value = field(by_k, key, (int, float), file=name, where=f"pass_at_k.{test}.")
+            rows.append(
+                {
+                    "model": _model_from(path),
+                    "task": dataset if test == "base" else f"{dataset}+",
+                    "metric": key,
+                    "filter": test,
+                    "value": float(value),
+                    "file": name,
+                }
+            )
     return reported_frame(rows)
+
+
+#: A key of evalplus's ``pass_at_k`` block.
+PASS_KEY = re.compile(r"pass@([1-9][0-9]*)")
+
+
+def _k_of(key: str) -> tuple[int, str]:
+    match = PASS_KEY.fullmatch(key)
+    return (int(match[1]) if match else 0, key)

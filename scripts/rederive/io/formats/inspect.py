@@ -11,6 +11,8 @@ from rederive.io.zipread import ZipLimits
 from rederive.lazy import pandas as pd
 
 NAME = "inspect"
+#: What the reader keeps as each sample's extracted answer (rederive.io.formats).
+ANSWERS = "the scorer's answer (scores.<scorer>.answer: what it extracted and graded)"
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 40
 
@@ -100,6 +102,12 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
 
 
 def reported(path: Path, *, params: dict) -> pd.DataFrame:
-    return inspect_log.reported_scores(
-        path, **_options(params), limits=ZipLimits.from_params(params.get("zip_limits"))
-    )
+    """The accuracy Inspect reported for the scorer and reducer, then the pass@k and
+    pass^k of its ``pass_at_{k}``/``pass_k_{k}`` reducers (checked against the
+    sampling table's)."""
+    limits = ZipLimits.from_params(params.get("zip_limits"))
+    options = _options(params)
+    accuracy = inspect_log.reported_scores(path, **options, limits=limits)
+    sampling = inspect_log.reported_sampling_scores(path, scorer=options["scorer"], limits=limits)
+    frames = [f for f in (accuracy, sampling) if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else accuracy

@@ -15,6 +15,11 @@ from rederive.io.run_files import refuse_compressed
 from rederive.lazy import pandas as pd
 
 NAME = "lm_eval"
+#: What the reader keeps as each sample's extracted answer (rederive.io.formats).
+ANSWERS = (
+    "filtered_resps, the chosen filter's output (generation tasks; loglikelihood tasks "
+    "log scores there, not an answer)"
+)
 #: Where it comes in the registry (searched, listed): rederive.io.plugins.
 ORDER = 30
 

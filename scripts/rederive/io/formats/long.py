@@ -19,8 +19,14 @@ NAME = "long"
 ORDER = 20
 
 #: Its folder under raw_dir and what it holds (the schema's ``inputs.long``).
-LAYOUT = "long/<name>.csv|.jsonl: model, item_id, correct [, task, category, epoch, response]."
-DESCRIPTION = "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response)"
+LAYOUT = (
+    "long/<name>.csv|.jsonl: model, item_id, correct [, task, category, epoch, response, answer]."
+)
+DESCRIPTION = (
+    "long CSV/JSONL/Parquet: model, item_id, correct (+ task, category, epoch, response, answer)"
+)
+#: What the reader keeps as each sample's extracted answer (rederive.io.formats).
+ANSWERS = "the optional answer column (the answer the grader extracted)"
 REPORTS = False  # no harness aggregate: see rederive.io.formats
 REQUIRED = {"model", "item_id", "correct"}
 

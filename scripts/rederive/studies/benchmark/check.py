@@ -48,6 +48,7 @@ from rederive.io.warehouse import query, read_only
 from rederive.printed import column_decimals, read_printed, record_lines, score_scale
 from rederive.report.markdown import cell as md_cell
 from rederive.runner import run
+from rederive.studies.benchmark import sampling_check
 from rederive.studies.benchmark.basis import check_compares_headline
 from rederive.studies.benchmark.common import accuracy_percent, left_out_note
 
@@ -424,9 +425,11 @@ def harness_checks(
     reported: pd.DataFrame, ours: pd.DataFrame, tolerance: float, root: Path | None = None
 ) -> list[Check]:
     """Our per-(model, task) accuracy (``ours``: :func:`task_accuracy`) against the
-    score the harness itself reported."""
+    score the harness itself reported (its pass@k at k >= 2 are compared with our
+    pass@k instead: :mod:`rederive.studies.benchmark.sampling_check`)."""
     if reported.empty:
         return []
+    reported = reported[~sampling_check.harness_rows(reported)]
     merged = reported.merge(ours, on=["model", "task"], how="left")
     return [
         Check(
@@ -444,11 +447,34 @@ def harness_checks(
     ]
 
 
+def published_tables(files: list[Path], scale: str) -> tuple[dict, dict]:
+    """The published score tables and the published sampling tables, by file stem.
+
+    A file with sampling columns (:func:`sampling_check.is_sampling_table`) is a
+    sampling table, and also a score table when it has a score column.
+    """
+    scores, sampling = {}, {}
+    for path in files:
+        if sampling_check.is_sampling_table(path):
+            sampling[path.stem] = sampling_check.read_sampling_published(path, scale)
+            header = sampling_check.csv_header(path)
+            if not any(SCORE_HEADER.fullmatch(c) for c in header[1:]):
+                continue
+        scores[path.stem] = read_published(path, scale)
+    return scores, sampling
+
+
 def main(snakemake):
     folder = Path(snakemake.params.published_dir)
-    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    all_files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
     scale = snakemake.params.published_scale
-    published = {p.stem: read_published(p, scale) for p in files}
+    published, sampling_published = published_tables(all_files, scale)
+    files = [p for p in all_files if p.stem in published]
+    sampling_files = [p for p in all_files if p.stem in sampling_published]
+    # sampling.csv is an input only when the analysis sets sampling (sampling_input).
+    given = getattr(snakemake.input, "sampling", None)
+    sampling_input = [given] if isinstance(given, str) else list(given or [])
+    sampling_table = read_csv(sampling_input[0]) if sampling_input else None
     accuracy = read_csv(snakemake.input.accuracy)
     reported = query(snakemake.input.db, "SELECT * FROM reported")
     own, per_task = item_accuracy(snakemake.input.db)
@@ -457,9 +483,16 @@ def main(snakemake):
     # value is the one compared (rederive.studies.benchmark.basis).
     compared = None if check_compares_headline(item_sets) else own
     # The harness rounds nothing, but sums floats in its own order: 1e-9 absorbs that.
+    root = Path(snakemake.params.published_dir).parent
     found = checks(published, accuracy, snakemake.params.tolerance, compared) + harness_checks(
-        reported, per_task, 1e-9, root=Path(snakemake.params.published_dir).parent
+        reported, per_task, 1e-9, root=root
     )
+    # pass@k / pass^k / maj@k: a paper's table against sampling.csv, a tool's own
+    # pass@k (k >= 2) against ours from the same samples.
+    found += sampling_check.published_checks(
+        sampling_published, sampling_table, snakemake.params.tolerance
+    )
+    found += sampling_check.harness_checks(snakemake.input.db, reported, root=root)
     # Power of the ranking's first place (rederive.studies.benchmark.power).
     from rederive.studies.benchmark.power import headline_checks
 
@@ -474,7 +507,11 @@ def main(snakemake):
         analysis=snakemake.wildcards.analysis,
         title="Benchmark: published-score check",
         preamble=check_preamble(
-            comparison_statement(accuracy, own, files, folder, item_sets),
+            comparison_statement(accuracy, own, files, folder, item_sets)
+            if files or not sampling_files
+            else "No published accuracy scores: only internal checks and harness-reported "
+            "scores are checked for accuracy.",
+            sampling_check.statement(sampling_files, sampling_table is not None),
             left_out_note(snakemake.input.db),
             snakemake.params.missing_grades_text,
             note_sentences(read_csv(snakemake.input.quality)),

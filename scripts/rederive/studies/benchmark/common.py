@@ -82,6 +82,11 @@ class Epochs:
     epoch : ndarray
         int64 (float64 with NaN when some epoch is missing).
     correct : ndarray of float64
+    answers : ndarray of str, optional
+        The distinct extracted answers, sorted (``load_epochs(..., answers=True)``;
+        None otherwise); ``answer`` indexes it.
+    answer : ndarray of int32, optional
+        Code per row of its extracted answer, -1 for a row without one.
     """
 
     models: np.ndarray
@@ -90,28 +95,38 @@ class Epochs:
     item: np.ndarray
     epoch: np.ndarray
     correct: np.ndarray
+    answers: np.ndarray | None = None
+    answer: np.ndarray | None = None
 
     def frame(self, item_column: str = "item_key") -> pd.DataFrame:
-        """The long frame (model, item, epoch, correct) the statistics take.
+        """The long frame (model, item, epoch, correct[, answer]) the statistics take.
 
         Equal names are one shared string object (8 bytes a row), as read
-        from the warehouse with ``SELECT model, item_key, epoch, correct``.
+        from the warehouse with ``SELECT model, item_key, epoch, correct``;
+        ``answer`` (None where a sample has none) when the answers were loaded.
         """
         # Code -1 (a row without a model or item) must read as missing, not as
         # the last name: index -1 of the names with None appended is None.
         models = np.append(self.models.astype(object), None)
         items = np.append(self.items.astype(object), None)
-        return pd.DataFrame(
-            {
-                "model": models[self.model],
-                item_column: items[self.item],
-                "epoch": self.epoch,
-                "correct": self.correct,
-            }
-        )
+        columns = {
+            "model": models[self.model],
+            item_column: items[self.item],
+            "epoch": self.epoch,
+            "correct": self.correct,
+        }
+        if self.answers is not None:
+            columns["answer"] = np.append(self.answers.astype(object), None)[self.answer]
+        return pd.DataFrame(columns)
 
 
-def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
+def load_epochs(
+    db_path: str | Path,
+    *,
+    scored_only: bool = False,
+    answers: bool = False,
+    zeros: bool = True,
+) -> Epochs:
     """Every graded epoch of ``responses`` as integer codes, in run order.
 
     Codes come from DuckDB joins against the (small) model and item lists and
@@ -126,6 +141,14 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
         add one epoch scored 0 for each missing grade ``item_sets: zero``
         counted as 0 (a ``scores`` cell without rows), so the variance is that
         of the score the tables show.
+    answers : bool
+        Also load each row's extracted answer (:attr:`Epochs.answer`, the
+        responses table's ``answer``; every row without one when the table has
+        no such column), for maj@k.
+    zeros : bool
+        With ``scored_only``, add the epochs scored 0 of missing grades (the
+        default); False keeps only rows that were read (the sampling table: a
+        missing grade is no sample).
     """
     with read_only(db_path) as con:
         keys = [k for (k,) in con.execute("SELECT item_key FROM items").fetchall()]
@@ -146,9 +169,18 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
         item = np.empty(n, dtype="int32")
         epoch = np.empty(n, dtype="int64" if n_epoch == n else "float64")
         correct = np.empty(n, dtype="float64")
+        answer_list, answer = None, None
+        answer_sql, answer_join = "", ""
+        if answers:
+            answer_list = _answer_codes(con)
+            answer = np.full(n, -1, dtype="int32")
+            if len(answer_list):
+                answer_sql = ", a.c"
+                answer_join = " LEFT JOIN _answer_codes a ON r.answer = a.answer"
         reader = con.sql(
-            "SELECT r.rowid, m.c, i.c, r.epoch, r.correct FROM responses r "
+            f"SELECT r.rowid, m.c, i.c, r.epoch, r.correct{answer_sql} FROM responses r "
             "JOIN _model_codes m ON r.model = m.model JOIN _item_codes i ON r.item_key = i.item_key"
+            f"{answer_join}"
         ).to_arrow_reader(_BATCH_ROWS)
         for batch in reader:
             at = batch.column(0).to_numpy()
@@ -156,6 +188,8 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
             item[at] = batch.column(2).to_numpy()
             epoch[at] = batch.column(3).to_numpy(zero_copy_only=False)
             correct[at] = batch.column(4).to_numpy(zero_copy_only=False)
+            if answer_sql:
+                answer[at] = batch.column(5).fill_null(-1).to_numpy(zero_copy_only=False)
         keep = model >= 0
         if scored_only:
             scored = np.zeros((len(keys), len(models)), dtype=bool)
@@ -166,19 +200,22 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
             for batch in reader:
                 scored[batch.column(0).to_numpy(), batch.column(1).to_numpy()] = True
             keep &= scored[item, np.maximum(model, 0)]
-            zeros = con.sql(
+            missing = con.sql(
                 "SELECT m.c AS mc, i.c AS ic FROM scores s JOIN _item_codes i "
                 "ON s.item_key = i.item_key JOIN _model_codes m ON s.model = m.model "
                 "WHERE s.n_rows = 0 ORDER BY m.c, i.c"
             ).fetchnumpy()
     if not keep.all():
         model, item, epoch, correct = model[keep], item[keep], epoch[keep], correct[keep]
-    if scored_only and len(zeros["mc"]):
-        filled = np.asarray(zeros["mc"], dtype="int32"), np.asarray(zeros["ic"], dtype="int32")
+        answer = None if answer is None else answer[keep]
+    if scored_only and zeros and len(missing["mc"]):
+        filled = np.asarray(missing["mc"], dtype="int32"), np.asarray(missing["ic"], dtype="int32")
         model = np.concatenate([model, filled[0]])
         item = np.concatenate([item, filled[1]])
         epoch = np.concatenate([epoch, np.zeros(len(filled[0]), dtype=epoch.dtype)])
         correct = np.concatenate([correct, np.zeros(len(filled[0]))])
+        if answer is not None:
+            answer = np.concatenate([answer, np.full(len(filled[0]), -1, dtype="int32")])
     return Epochs(
         models=np.asarray(models, dtype=object),
         items=np.asarray(keys, dtype=object),
@@ -186,7 +223,28 @@ def load_epochs(db_path: str | Path, *, scored_only: bool = False) -> Epochs:
         item=item,
         epoch=epoch,
         correct=correct,
+        answers=answer_list,
+        answer=answer,
     )
+
+
+def _answer_codes(con) -> np.ndarray:
+    """The distinct extracted answers of ``responses``, sorted, registered on ``con`` as
+    ``_answer_codes`` (answer, c); empty when the table has no ``answer`` column."""
+    present = {row[0] for row in con.execute("DESCRIBE responses").fetchall()}
+    if "answer" not in present:
+        return np.asarray([], dtype=object)
+    answers = [
+        a
+        for (a,) in con.execute(
+            "SELECT DISTINCT answer FROM responses WHERE answer IS NOT NULL ORDER BY answer"
+        ).fetchall()
+    ]
+    con.register(
+        "_answer_codes",
+        pd.DataFrame({"answer": answers, "c": np.arange(len(answers), dtype="int32")}),
+    )
+    return np.asarray(answers, dtype=object)
 
 
 def left_out_note(db_path: str | Path) -> str:

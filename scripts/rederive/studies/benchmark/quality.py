@@ -7,7 +7,11 @@ Notes (rows 0, nothing excluded; :mod:`rederive.io.shared_quality`): two models
 whose graded rows are identical item by item (and vary: not both right on
 everything) - AlpacaEval 1's falcon-7b-instruct is falcon-40b-instruct's file
 under another name -, and the missing grades ``item_sets: zero`` counted as 0.
-(Two input files with the same bytes are refused when the warehouse is built.)"""
+(Two input files with the same bytes are refused when the warehouse is built.)
+
+With ``sampling:`` set, the items a model leaves out of ``sampling.csv`` at a
+``k`` (fewer than ``k`` samples) are one row per model and ``k`` (rows 0: they
+stay in every other table; :mod:`rederive.studies.benchmark.sampling`)."""
 
 import pandas as pd
 
@@ -24,6 +28,7 @@ from rederive.io.warehouse import query, read_only
 from rederive.runner import run
 from rederive.stats.shared_items import from_frame
 from rederive.studies.benchmark.common import write_csv
+from rederive.studies.benchmark.sampling import sampling_notes
 
 ALIGN_REASON = "item not graded for every model (item_sets: intersection)"
 
@@ -162,7 +167,12 @@ def main(snakemake):
     left_out = dict(zip(left["model"], left["reason"], strict=True))
     accounting = per_run_files(snakemake.input.ingested, "accounting")
     quality = data_quality(accounting, dropped, left_out)
-    quality = with_notes(quality, quality_notes(snakemake.input.db, overlap, models))
+    notes = quality_notes(snakemake.input.db, overlap, models)
+    # Items with fewer than k samples, left out of sampling.csv at k.
+    excluded = sampling_notes(snakemake.input.db, snakemake.params.sampling)
+    if len(excluded):
+        notes = pd.concat([notes, excluded], ignore_index=True)
+    quality = with_notes(quality, notes)
     write_csv(quality, snakemake.output.quality)
     write_csv(shared.table, snakemake.output.shared_items, float_format="%.10g")
     write_csv(overlap.merge(models, on="model", how="left"), snakemake.output.overlap)
