@@ -150,7 +150,13 @@ def test_summary_reads_n_a_status_as_text_and_keeps_tables_well_formed(tmp_path)
     csv.parent.mkdir(parents=True)
     checks_frame(checks).to_csv(csv, index=False)
     output = SimpleNamespace(csv=tmp_path / "s.csv", md=tmp_path / "s.md", html=tmp_path / "s.html")
-    summary.main(SimpleNamespace(input=SimpleNamespace(checks=[str(csv)]), output=output))
+    summary.main(
+        SimpleNamespace(
+            input=SimpleNamespace(checks=[str(csv)]),
+            output=output,
+            params=SimpleNamespace(earlier={}),
+        )
+    )
     markdown = output.md.read_text()
     _tables_are_well_formed(markdown)
     # n/a counted, not read as NaN; no power rows, so no detectable / underpowered counts

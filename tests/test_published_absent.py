@@ -83,14 +83,19 @@ def test_summary_lists_a_study_without_published_numbers(tmp_path):
     out = tmp_path / "summary"
     out.mkdir()
     output = SimpleNamespace(csv=out / "s.csv", md=out / "s.md", html=out / "s.html")
+    none = SimpleNamespace(earlier={})
     summary.main(
-        SimpleNamespace(input=SimpleNamespace(checks=[str(with_checks), str(empty)]), output=output)
+        SimpleNamespace(
+            input=SimpleNamespace(checks=[str(with_checks), str(empty)]), output=output, params=none
+        )
     )
     md = output.md.read_text()
     assert f"| tag_sycophancy |  | 0 |  |  |  |  |  | {NO_PUBLISHED} |" in md
     assert "| benchmark | cell | 1 | 1 | 0 |  |  | 0 |  |" in md
     # Only studies without any checks: still a summary, not a traceback.
-    summary.main(SimpleNamespace(input=SimpleNamespace(checks=[str(empty)]), output=output))
+    summary.main(
+        SimpleNamespace(input=SimpleNamespace(checks=[str(empty)]), output=output, params=none)
+    )
     assert "No checks were made." in output.md.read_text()
 
 
