@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from inputs import ARENA_HARD_BASELINE, STATS, arena_hard_folder
+from preference_inputs import ARENA_HARD_BASELINE, STATS, arena_hard_folder
 
 from rederive.errors import InputError
 from rederive.io import preference

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from inputs import (
+from preference_inputs import (
     ALPACA_BASELINE,
     ARENA_HARD_BASELINE,
     LEADERBOARD,
