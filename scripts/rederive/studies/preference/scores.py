@@ -103,7 +103,11 @@ def main(snakemake):
     out = snakemake.output
     write_csv(scores, out.scores)
     write_csv(pairs, out.pairwise)
-    write_csv(ranking, out.ranking)
+    # The headline table prints ratings as leaderboards do; scores.csv has them in full.
+    shown = ranking.copy()
+    for column in ("rating", "ci_low", "ci_high"):
+        shown[column] = [f"{v:.1f}" if np.isfinite(v) else "" for v in shown[column]]
+    write_csv(shown, out.ranking)
     level = float(params["bootstrap"]["level"])
     with open(out.tex, "w", encoding="utf-8") as handle:
         handle.write(ranking_latex(ranking, label=params["label"], level=level, note=note))
