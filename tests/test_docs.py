@@ -23,7 +23,8 @@ Markers (an HTML comment on the line just above a fenced block):
     A YAML config file: its absolute ``raw_dir`` / ``inputs`` folders are
     replaced by scratch folders holding FIXTURE data (``lm_eval``, ``inspect``,
     ``lm_eval_family``, ``matrix``, ``long``, ``swebench``, ``every_eval_ever``,
-    ``eval_arena``, ``auto``,
+    ``eval_arena``, ``auto``, kind preference's ``alpaca_eval``, ``arena_hard``,
+    ``mt_bench``, ``battles``, ``preference_long``,
     a paper kind's name, or ``bundled`` = leave as is) and
     the workflow is dry-run on it.
 ``<!-- warehouse: NAME -->``
@@ -61,7 +62,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_utils import REPO, SNAKEMAKE, prepare_workdir, run_workflow
+from workflow_utils import REPO, SNAKEMAKE, copy_build, prepare_workdir, run_workflow
 
 README = REPO / "README.md"
 DOCS = REPO / "docs"
@@ -355,9 +356,36 @@ def _fill(folder: Path, fixture: str) -> Path:
             FIXTURES / "lm_eval" / "out", folder / "auto" / "lm_eval", dirs_exist_ok=True
         )
         _fill(folder / "auto", "long")
+    elif fixture in PREFERENCE_FIXTURES:
+        _fill_preference(folder, fixture)
     else:
         raise AssertionError(f"no fixture {fixture!r}")
     return folder
+
+
+#: Fixture data of kind preference (tests/preference/preference_inputs.py): one per
+#: format of its config examples (docs/kinds/preference-inputs.md).
+PREFERENCE_FIXTURES = ("alpaca_eval", "arena_hard", "mt_bench", "battles", "preference_long")
+
+
+def _fill_preference(folder: Path, fixture: str) -> None:
+    sys.path.insert(0, str(REPO / "tests" / "preference"))
+    import preference_inputs
+
+    if fixture == "alpaca_eval":
+        preference_inputs.alpaca_eval_folder(folder)
+    elif fixture == "arena_hard":
+        preference_inputs.arena_hard_folder(folder)
+    elif fixture == "preference_long":
+        (folder / "long").mkdir(exist_ok=True)
+        rows = ["model_a,model_b,outcome,item_id,strength"] + [
+            f"{a},{b},{(i + k) % 3 / 2},q{i},{1 + (i % 5 == 0)}"
+            for k, (a, b) in enumerate([("x", "y"), ("y", "z"), ("z", "x")])
+            for i in range(30)
+        ]
+        (folder / "long" / "games.csv").write_text("\n".join(rows) + "\n")
+    else:
+        preference_inputs.reader_fixture_folder(folder, fixture)
 
 
 def materialise(block: Block, root: Path) -> dict:
@@ -478,15 +506,51 @@ def built_targets(names: set[str], blocks: list[Block]) -> list[str]:
     return sorted(targets)
 
 
+def bundled_analyses() -> dict:
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())["analyses"]
+
+
+def defining_example(name: str) -> Block:
+    """The config example (of any page) that defines analysis ``name``."""
+    for block in CONFIG_EXAMPLES:
+        if name in (yaml.safe_load(block.text).get("analyses") or {}):
+            return block
+    raise AssertionError(f"no bundled analysis and no config example defines {name}")
+
+
+def warehouse_analyses(root: Path) -> dict:
+    """The analyses docs/warehouse.md queries that are not bundled (a kind without a
+    bundled analysis), each from the config example defining it, on its fixture data."""
+    bundled = bundled_analyses()
+    extra = {}
+    for name in sorted({block.arg for block, _ in query_blocks()} - set(bundled)):
+        config = materialise(defining_example(name), root / name)
+        extra[name] = config["analyses"][name]
+    return extra
+
+
 @pytest.fixture(scope="module")
-def built_warehouses(bundled_build) -> Path:
-    """The bundled build every test shares (conftest.bundled_build): its
-    warehouses and the tables the ``built`` commands read, used read-only."""
-    names = {block.arg for block, _ in query_blocks()}
+def built_warehouses(bundled_build, tmp_path_factory) -> Path:
+    """The warehouses docs/warehouse.md queries and the tables the ``built``
+    commands read: the bundled build every test shares (conftest.bundled_build),
+    used read-only; when a kind has no bundled analysis, a copy of it to which the
+    analysis of that kind's config example is added, built from the example's
+    fixture data."""
+    names = sorted({block.arg for block, _ in query_blocks()})
     built = blocks_marked("docs-test", "built")
-    missing = [t for t in built_targets(names, built) if not (bundled_build / t).exists()]
-    assert not missing, f"the bundled build lacks {missing}"
-    return bundled_build
+    root = tmp_path_factory.mktemp("warehouses")
+    extra = warehouse_analyses(root / "data")
+    if not extra:
+        missing = [t for t in built_targets(set(names), built) if not (bundled_build / t).exists()]
+        assert not missing, f"the bundled build lacks {missing}"
+        return bundled_build
+    workdir = copy_build(bundled_build, root / "work")
+    run_workflow(
+        workdir,
+        {"build": names, "analyses": extra},
+        targets=built_targets(set(names), built),
+    )
+    return workdir
 
 
 @pytest.mark.slow
@@ -544,10 +608,27 @@ def documented_warehouse_tables() -> dict[str, dict[str, list[str]]]:
     return kinds
 
 
+def warehouse_of_kind(kind: str) -> str:
+    """The analysis whose warehouse shows ``kind``'s tables: the bundled one named after
+    it, else the one docs/warehouse.md queries whose config example is of that kind."""
+    bundled = bundled_analyses()
+    if bundled.get(kind, {}).get("kind") == kind:
+        return kind
+    for name in sorted({block.arg for block, _ in query_blocks()} - set(bundled)):
+        entry = yaml.safe_load(defining_example(name).text)["analyses"][name]
+        if entry["kind"] == kind:
+            return name
+    raise AssertionError(f"docs/warehouse.md queries no analysis of kind {kind}")
+
+
 def test_warehouse_doc_lists_the_columns_of_every_kind():
+    from rederive.analyses import kind_names
+
     documented = documented_warehouse_tables()
-    assert {*PAPER_KINDS, "benchmark"} <= set(documented)
+    assert set(kind_names(REPO / "config" / "schemas")) <= set(documented)
     assert all(documented[kind] for kind in documented), documented
+    for kind in documented:
+        warehouse_of_kind(kind)
 
 
 @pytest.mark.slow
@@ -558,7 +639,8 @@ def test_warehouse_columns_are_the_documented_ones(built_warehouses):
 
     failures = []
     for kind, tables in documented_warehouse_tables().items():
-        db = built_warehouses / "results" / kind / f"{kind}.duckdb"
+        name = warehouse_of_kind(kind)
+        db = built_warehouses / "results" / name / f"{name}.duckdb"
         con = duckdb.connect(str(db), read_only=True)
         try:
             actual = {

@@ -56,8 +56,9 @@ def test_the_committed_dot_files_are_the_workflows_rule_graphs(regenerated):
             )
 
 
-def test_every_kind_with_a_bundled_analysis_has_a_graph():
-    assert set(COMMITTED_DOT) == set(make.bundled_analyses()) | {"build"}
+def test_every_kind_with_a_bundled_analysis_or_fixtures_has_a_graph():
+    drawn = set(make.bundled_analyses()) | set(make.fixture_analyses())
+    assert set(COMMITTED_DOT) == drawn | {"build"}
 
 
 def _snakemake_style(rules, edges, rng) -> str:

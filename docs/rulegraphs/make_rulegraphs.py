@@ -8,7 +8,11 @@ Usage, from the repository root::
 Each graph is ``snakemake --rulegraph`` on the bundled analysis of one kind
 (``--config 'build=[<analysis>]'``; the first analysis of that kind in
 ``config/config.yaml``), or on every bundled analysis (``build.dot``), run in a
-scratch folder so that nothing is written into the checkout. Snakemake's own DOT
+scratch folder so that nothing is written into the checkout. A kind without a
+bundled analysis is drawn on its tests' fixture folder, ``tests/<kind>/fixtures``,
+taken as the raw_dir of an analysis named after the kind (no job runs: the graph
+needs its runs found, not read); a kind with neither has no graph, and the script
+says so. Snakemake's own DOT
 numbers its nodes and orders its edges in set order, which changes from run to
 run; this script keeps only the rule names and the edges between them and writes
 them sorted, coloured by the stage of the flow each rule belongs to (its verb, as
@@ -72,8 +76,31 @@ def bundled_analyses(config: Path = REPO / "config" / "config.yaml") -> dict[str
     return first
 
 
-def rulegraph(build: list[str] | None) -> str:
-    """Snakemake's ``--rulegraph`` DOT for the bundled analyses in ``build`` (None: all)."""
+def kinds() -> list[str]:
+    """Every kind of the workflow (one per config/schemas/<kind>.schema.yaml)."""
+    schemas = REPO / "config" / "schemas"
+    return sorted(
+        p.name.removesuffix(".schema.yaml")
+        for p in schemas.glob("*.schema.yaml")
+        if p.name not in ("config.schema.yaml", "shared.schema.yaml")
+    )
+
+
+def fixture_analyses() -> dict[str, dict]:
+    """kind -> an analysis entry on ``tests/<kind>/fixtures``, for each kind without a
+    bundled analysis whose tests hold such a folder."""
+    bundled = bundled_analyses()
+    out = {}
+    for kind in kinds():
+        folder = REPO / "tests" / kind / "fixtures"
+        if kind not in bundled and folder.is_dir():
+            out[kind] = {"kind": kind, "raw_dir": str(folder)}
+    return out
+
+
+def rulegraph(build: list[str] | None, analyses: dict | None = None) -> str:
+    """Snakemake's ``--rulegraph`` DOT for the analyses in ``build`` (None: every bundled
+    one); ``analyses`` adds entries to the config (a kind's fixture analysis)."""
     env = dict(os.environ)
     # This checkout's library, whatever the virtual environment's install points at.
     env["PYTHONPATH"] = os.pathsep.join(
@@ -98,6 +125,10 @@ def rulegraph(build: list[str] | None) -> str:
             str(switched),
             "--rulegraph",
         ]
+        if analyses:
+            extra = Path(scratch) / "fixture-analyses.yaml"
+            extra.write_text(yaml.safe_dump({"analyses": analyses}), encoding="utf-8")
+            cmd += ["--configfile", str(extra)]
         if build is not None:
             cmd += ["--config", f"build=[{','.join(build)}]"]
         proc = subprocess.run(cmd, cwd=scratch, env=env, capture_output=True, text=True)
@@ -158,19 +189,31 @@ def canonical(rules: set[str], edges: set[tuple[str, str]], kinds: list[str], ti
 
 
 def graphs() -> dict[str, str]:
-    """File stem -> canonical DOT: one per kind with a bundled analysis, and ``build``."""
+    """File stem -> canonical DOT: one per kind with a bundled analysis or a fixture
+    folder (:func:`fixture_analyses`), and ``build``."""
     bundled = bundled_analyses()
-    kinds = sorted(bundled)
+    fixtures = fixture_analyses()
+    names = kinds()
+    for kind in sorted(set(names) - set(bundled) - set(fixtures)):
+        print(f"kind {kind}: no bundled analysis and no tests/{kind}/fixtures: no graph")
     titles = {
-        kind: (f"Rules of kind {kind}: snakemake --rulegraph, build=[{name}]", [name])
+        kind: (f"Rules of kind {kind}: snakemake --rulegraph, build=[{name}]", [name], None)
         for kind, name in sorted(bundled.items())
     }
-    titles["build"] = ("Rules of the whole bundled build: snakemake --rulegraph", None)
+    for kind, entry in sorted(fixtures.items()):
+        where = Path(entry["raw_dir"]).relative_to(REPO).as_posix()
+        titles[kind] = (
+            f"Rules of kind {kind}: snakemake --rulegraph, build=[{kind}], raw_dir {where}",
+            [kind],
+            {kind: entry},
+        )
+    titles["build"] = ("Rules of the whole bundled build: snakemake --rulegraph", None, None)
     # Two at a time: each is a Snakemake start-up (~2 s of one core).
     with ThreadPoolExecutor(max_workers=2) as pool:
-        dots = dict(zip(titles, pool.map(rulegraph, [b for _, b in titles.values()]), strict=True))
+        runs = pool.map(lambda t: rulegraph(t[1], t[2]), titles.values())
+        dots = dict(zip(titles, runs, strict=True))
     return {
-        stem: canonical(*parse(dots[stem]), kinds, title) for stem, (title, _) in titles.items()
+        stem: canonical(*parse(dots[stem]), names, title) for stem, (title, _, _) in titles.items()
     }
 
 

@@ -496,3 +496,24 @@ def test_the_long_example_of_the_docs_is_read_as_they_say(tmp_path):
     assert frame["outcome"].tolist() == [1.0, 0.0, 0.25]
     assert frame["verdict"].tolist() == ["a", "b", "graded"]
     assert frame["game"].tolist() == [1, 2, 1] and accounting.rows_used == 3
+
+
+def test_alpaca_eval_model_named_by_its_results_folder(tmp_path):
+    # AlpacaEval names a leaderboard row and its results folder by --name, which may
+    # differ from the outputs' generator (its NullModel's annotations say "example").
+    folder = tmp_path / "results" / "NullModel" / "weighted_alpaca_eval_gpt4_turbo"
+    folder.mkdir(parents=True)
+    raw = json.loads(WEIGHTED.read_text())
+    (folder / "annotations.json").write_text(json.dumps(raw, indent=2))
+    by_generator, _ = read(alpaca_eval, folder / "annotations.json")
+    assert set(by_generator["model_b"]) == {"gpt35_turbo_instruct"}
+    by_folder, accounting = read(alpaca_eval, folder / "annotations.json", model_name="folder")
+    assert set(by_folder["model_b"]) == {"NullModel"}
+    assert set(by_folder["model_a"]) == {"gpt4_1106_preview"}  # the baseline is not renamed
+    assert accounting.notes == [
+        "model named NullModel by its results folder (model_name: folder); its annotations' "
+        "generator_2 is gpt35_turbo_instruct"
+    ]
+    # The baseline's own folder: the baseline against itself, every row excluded.
+    _, own = read(alpaca_eval, SELF, model_name="folder")
+    assert own.rows_used == 0 and not own.notes

@@ -152,3 +152,19 @@ def test_auto_refuses_a_file_no_format_recognises(tmp_path):
     assert info.value.file.endswith("mixed/notes.txt")
     assert "docs/kinds/preference-inputs.md" in info.value.message
     assert all(name in info.value.message for name in preference.names())
+
+
+def test_the_formats_options_are_the_kinds_schema():
+    """Each format's OPTIONS is laid into config/schemas/preference.schema.yaml, with
+    the inputs block (x-formats: rederive.io.preference)."""
+    from rederive.analyses import load_schema
+
+    schema = load_schema(REPO / "config" / "schemas" / "preference.schema.yaml")
+    properties = schema["properties"]
+    assert set(properties["inputs"]["properties"]) == {*preference.names(), preference.AUTO}
+    for module in preference.FORMATS:
+        if hasattr(module, "OPTIONS"):
+            assert properties[module.NAME] == module.OPTIONS
+            for name, option in module.OPTIONS["properties"].items():
+                assert option.get("description"), (module.NAME, name)
+    assert {"alpaca_eval", "arena_hard", "mt_bench", "battles"} <= set(properties)

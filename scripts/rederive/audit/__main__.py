@@ -66,6 +66,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--columns", help="only these score columns (comma-separated)")
     p.add_argument("--ignore", help="columns to leave out (comma-separated)")
     p.add_argument(
+        "--means",
+        help="columns that are means of per-item values in [0, 1], not k/N: a weighted "
+        "win rate (comma-separated; X beside discrete_X is recognised)",
+    )
+    p.add_argument(
         "--partition", action="append", default=[], help="columns that must sum to 100: a,b,c"
     )
     p.add_argument("--claims", nargs="+", default=[], help="claims 'A>B' or 'A>B@column'")
@@ -101,6 +106,7 @@ def options_from(args) -> Options:
         clusters=args.clusters,
         columns=split(args.columns),
         ignore=split(args.ignore),
+        means=split(args.means),
         partitions=tuple(split(p) for p in args.partition),
         claims=tuple(args.claims),
         baseline=args.baseline,

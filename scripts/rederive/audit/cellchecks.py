@@ -1,8 +1,12 @@
 """Per-cell checks: GRIM on every score, and the error bar printed with it.
 
 Each score cell with a known N is tested by :func:`rederive.audit.grim.grim`
-(outside 0–100% is impossible outright); its ``±``, its bracketed CI, and the
-SE / CI-bound columns that belong to it by :mod:`rederive.audit.errorbars`.
+(outside 0–100% is impossible outright; a win rate over 2N, a draw being half a
+win); its ``±``, its bracketed CI, and the SE / CI-bound columns that belong to
+it by :mod:`rederive.audit.errorbars`. A ``mean`` cell (a weighted win rate: a
+mean of per-item values in [0, 1], not k/N) is only bounded: it must lie in
+0–100%, and its SE cannot exceed the largest a mean of N such values can have,
+√(p(1−p)/(N−1)) (:func:`rederive.audit.errorbars.mean_se_findings`).
 """
 
 from __future__ import annotations
@@ -11,25 +15,33 @@ from collections import Counter
 
 from rederive.audit.cells import Number
 from rederive.audit.columns import Layout, Options
-from rederive.audit.errorbars import ci_findings, pm_findings
+from rederive.audit.errorbars import ci_findings, mean_se_findings, pm_findings
 from rederive.audit.findings import Finding
 from rederive.audit.grim import MODES, fmt, grim
 from rederive.audit.sizes import cell_n
 
 
-def _grim_one(where, value: Number, n: int, scale: int, tally: Counter) -> list[Finding]:
+def _outside(where, value: Number, scale: int) -> list[Finding]:
+    unit = "%" if scale == 100 else ""
+    return [
+        Finding(
+            **where,
+            check="GRIM",
+            printed=value.text + unit,
+            possible=f"a proportion lies in 0–{scale}{unit}",
+            severity="error",
+        )
+    ]
+
+
+def _grim_one(
+    where, value: Number, n: int, scale: int, tally: Counter, halves: bool = False
+) -> list[Finding]:
     unit = "%" if scale == 100 else ""
     if not 0 <= value.value <= scale:
-        return [
-            Finding(
-                **where,
-                check="GRIM",
-                printed=value.text + unit,
-                possible=f"a proportion lies in 0–{scale}{unit}",
-                severity="error",
-            )
-        ]
-    result = grim(value, n, scale)
+        return _outside(where, value, scale)
+    # A win rate counts a draw as half a win: k/N in halves is k'/2N.
+    result = grim(value, 2 * n if halves else n, scale)
     if result.consistent:
         if result.informative:
             tally["testable"] += 1
@@ -38,16 +50,17 @@ def _grim_one(where, value: Number, n: int, scale: int, tally: Counter) -> list[
         return []
     tally["testable"] += 1
     near = [
-        f"{fmt(v, value.decimals)} ({k}/{n})"
+        f"{fmt(v, value.decimals)} ({k / 2 if halves else k:g}/{n})"
         for k, v in (result.below, result.above)
         if v is not None
     ]
+    what = f"k/{n} (k in halves: a draw counts half)" if halves else f"k/{n}"
     return [
         Finding(
             **where,
             check="GRIM",
             printed=value.text + unit,
-            possible=f"no k/{n} prints as {value.text}; nearest: " + " or ".join(near),
+            possible=f"no {what} prints as {value.text}; nearest: " + " or ".join(near),
             severity="error",
         )
     ]
@@ -61,6 +74,25 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
     for c in layout.columns:
         if c.target is not None:
             by_target.setdefault(c.target, {})[c.role] = c.index
+    for col in layout.of("mean"):
+        extra = by_target.get(col.index, {})
+        for i, row in enumerate(layout.cells):
+            cell = row[col.index]
+            if not cell.numeric:
+                continue
+            where = dict(
+                table=layout.table.path,
+                line=layout.table.lines[i],
+                row=layout.label(i),
+                column=col.name,
+            )
+            if not 0 <= cell.value.value <= col.scale:
+                out += _outside(where, cell.value, col.scale)
+                continue
+            n, _ = cell_n(layout, options, i, col)
+            se = row[extra["se"]] if "se" in extra else None
+            if n is not None and se is not None and se.numeric:
+                out += mean_se_findings(where, cell.value, se.value, n, col.scale)
     for col in layout.of("score"):
         extra = by_target.get(col.index, {})
         for i, row in enumerate(layout.cells):
@@ -75,16 +107,31 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
                 column=col.name,
             )
             if cell.numeric:
-                out += _grim_one(where, cell.value, n, col.scale, tally)
+                out += _grim_one(where, cell.value, n, col.scale, tally, col.halves)
                 if not 0 <= cell.value.value <= col.scale:
                     continue
             if cell.pm is not None and cell.numeric and col.pm:
                 out += pm_findings(
-                    where, cell.value, cell.pm, n, col.scale, col.pm, col.ci_level, options.clusters
+                    where,
+                    cell.value,
+                    cell.pm,
+                    n,
+                    col.scale,
+                    col.pm,
+                    col.ci_level,
+                    options.clusters,
+                    col.halves,
                 )
             if cell.ci is not None:
                 out += ci_findings(
-                    where, cell.value, *cell.ci, n, col.scale, col.ci_level, options.clusters
+                    where,
+                    cell.value,
+                    *cell.ci,
+                    n,
+                    col.scale,
+                    col.ci_level,
+                    options.clusters,
+                    col.halves,
                 )
             if "se" in extra and row[extra["se"]].numeric and cell.numeric:
                 out += pm_findings(
@@ -96,6 +143,7 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
                     "se",
                     0.95,
                     options.clusters,
+                    col.halves,
                 )
             lo = row[extra["ci_low"]] if "ci_low" in extra else None
             hi = row[extra["ci_high"]] if "ci_high" in extra else None
@@ -110,6 +158,7 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
                     col.scale,
                     level,
                     options.clusters,
+                    col.halves,
                 )
             if "ci" in extra and row[extra["ci"]].ci is not None:
                 level = layout.columns[extra["ci"]].ci_level
@@ -121,6 +170,7 @@ def cell_findings(layout: Layout, options: Options) -> tuple[list[Finding], Coun
                     col.scale,
                     level,
                     options.clusters,
+                    col.halves,
                 )
     return out, tally
 

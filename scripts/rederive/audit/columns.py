@@ -1,10 +1,16 @@
 """What each column of a results table means, inferred from its header and cells.
 
 Each column gets a role — ``label`` (names the row), ``score`` (a proportion k/N),
-``n`` (the row's denominator), ``count`` (the row's k), ``se``, ``ci_low`` /
-``ci_high`` (of the score column they name), ``other`` (a number that is not a
-proportion over the benchmark: a mean, a z, a difference) or ``ignored`` — and a
-scale (percent or fraction) with the reason, so the inference can be printed back.
+``mean`` (a mean of per-item values in [0, 1] that is not a count over items: a
+*weighted* win rate such as AlpacaEval's, whose judge gives a probability per
+item), ``n`` (the row's denominator), ``count`` (the row's k), ``se``,
+``ci_low`` / ``ci_high`` (of the score column they name), ``other`` (a number
+that is not a proportion over the benchmark: a z, a difference, the SE of a
+column that is not a proportion) or ``ignored`` — and a scale (percent or
+fraction) with the reason, so the inference can be printed back. A score column
+named as a win rate counts a draw as half a win, so its k is a multiple of ½
+(GRIM over 2N). A ``mean`` column is recognised by its header (``X`` beside
+``discrete_X``, AlpacaEval's layout) or named by ``--means``.
 Where the table does not say, the audit asks: an unlabelled ``±`` needs ``--pm``,
 several N columns need ``--n-column``; a scale is inferred from the values and
 printed with the flag that overrides it.
@@ -26,8 +32,14 @@ _COUNT_HEADER = re.compile(
     r"^(k|correct|n_correct|hits|successes|num_correct|solved|resolved)$", re.I
 )
 _SE_HEADER = re.compile(
-    r"^(se|s\.e\.|sem|stderr|std_err|standard error)$|[_ ](se|stderr|sem)$", re.I
+    r"^(se|s\.e\.|sem|stderr|std_err|standard[_ ]error)$|[_ ](se|stderr|sem|standard[_ ]error)$",
+    re.I,
 )
+_SE_SUFFIX = re.compile(r"[_ ]?(se|stderr|sem|standard[_ ]error)$", re.I)
+#: A win rate: a draw counts half a win, so its numerator is a multiple of ½.
+_WIN_RATE = re.compile(r"win[_ ]?rate", re.I)
+#: Among several N-like columns, the one that is the row's total.
+_TOTAL_N = re.compile(r"^(n_total|total)$", re.I)
 _LO = re.compile(r"^(.*?)[_ ]?(lo|low|lower|ci_lo|ci_low|lcl)$", re.I)
 _HI = re.compile(r"^(.*?)[_ ]?(hi|high|upper|ci_hi|ci_high|ucl)$", re.I)
 _OTHER = re.compile(
@@ -57,6 +69,7 @@ class Options:
     clusters: int | None = None
     columns: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    means: tuple[str, ...] = ()
     partitions: tuple[tuple[str, ...], ...] = ()
     claims: tuple[str, ...] = ()
     baseline: str | None = None
@@ -76,6 +89,7 @@ class Column:
     target: int | None = None  # the score column an se / ci column belongs to
     pm: str | None = None
     ci_level: float = 0.95
+    halves: bool = False  # a win rate: k counts a draw as ½ (GRIM over 2N)
 
 
 @dataclass
@@ -132,6 +146,7 @@ def infer(table: Table, options: Options) -> Layout:
     columns: list[Column] = []
     notes: list[str] = []
     unit_of = {k: v.lower() for k, v in table.units.items()}
+    lowered = {h.lower() for h in table.header}
     for j, name in enumerate(table.header):
         col = [r[j] for r in cells]
         filled = [c for c in col if not c.missing]
@@ -157,7 +172,7 @@ def infer(table: Table, options: Options) -> Layout:
                 )
             )
         elif _SE_HEADER.search(name):
-            columns.append(Column(j, name, "se", "header names a standard error"))
+            columns.append(Column(j, name, "se", "header names a standard error, not a proportion"))
         elif _LO.match(name) and not options.columns:
             columns.append(Column(j, name, "ci_low", "header names a lower bound"))
         elif _HI.match(name) and not options.columns:
@@ -188,7 +203,21 @@ def infer(table: Table, options: Options) -> Layout:
             if values and values[len(values) // 2] > scale and not said:
                 columns.append(Column(j, name, "other", f"values above {scale}: not a proportion"))
                 continue
-            columns.append(Column(j, name, "score", "numbers", scale, why))
+            if name in options.means or f"discrete_{name.lower()}" in lowered:
+                reason = (
+                    "--means"
+                    if name in options.means
+                    else f"discrete_{name} beside it: a weighted mean of per-item preferences"
+                )
+                columns.append(
+                    Column(j, name, "mean", reason + ", not a count over items", scale, why)
+                )
+                continue
+            column = Column(j, name, "score", "numbers", scale, why)
+            if _WIN_RATE.search(name):
+                column.halves = True
+                column.reason = "numbers; a win rate: a draw counts half"
+            columns.append(column)
     _attach(columns, table, cells, options, notes)
     return Layout(table, cells, columns, notes)
 
@@ -203,16 +232,12 @@ def _unit_scale(unit: str | None) -> str | None:
 
 def _attach(columns, table, cells, options, notes) -> None:
     """Pair se / CI columns with their score column and settle what ``±`` means."""
-    scores = [c for c in columns if c.role == "score"]
+    scores = [c for c in columns if c.role in ("score", "mean")]
     by_name = {c.name: c for c in scores}
     for c in columns:
         if c.role in ("se", "ci_low", "ci_high", "ci"):
             stem = (_LO.match(c.name) or _HI.match(c.name)) if c.role.startswith("ci_") else None
-            prefix = (
-                stem.group(1).rstrip("_ ")
-                if stem
-                else re.sub(r"[_ ]?(se|stderr|sem)$", "", c.name, flags=re.I)
-            )
+            prefix = stem.group(1).rstrip("_ ") if stem else _SE_SUFFIX.sub("", c.name)
             match = next(
                 (
                     s
@@ -221,6 +246,13 @@ def _attach(columns, table, cells, options, notes) -> None:
                 ),
                 None,
             )
+            named = _named_other(prefix, columns, c) if prefix and match is None else None
+            if named is not None:
+                c.role, c.reason = (
+                    "other",
+                    f"the error of {named.name!r}, which is not a proportion",
+                )
+                continue
             left = [s for s in scores if s.index < c.index]
             target = match or (left[-1] if left else None)
             if target is None:
@@ -253,6 +285,12 @@ def _attach(columns, table, cells, options, notes) -> None:
                 field=s.name,
             )
     ns = [c for c in columns if c.role == "n"]
+    totals = [c for c in ns if _TOTAL_N.match(c.name)]
+    if not options.n_column and len(ns) > 1 and len(totals) == 1:
+        for c in ns:
+            if c is not totals[0]:
+                c.role, c.reason = "other", f"a count beside the row's total ({totals[0].name})"
+        ns = totals
     if options.n_column:
         named = [c for c in ns if c.name == options.n_column]
         if not named:
@@ -272,6 +310,19 @@ def _attach(columns, table, cells, options, notes) -> None:
             c.role, c.reason = "other", "one of several N columns (--n-column picks one)"
 
 
+def _named_other(prefix: str, columns: list[Column], own: Column) -> Column | None:
+    """The column that is not a score a prefix names (``lc`` of ``lc_standard_error``:
+    ``length_controlled_winrate``, by name or by the initials of its words)."""
+    key = prefix.lower()
+    for c in columns:
+        if c is own or c.role in ("score", "mean", "se", "ci_low", "ci_high", "ci"):
+            continue
+        words = [w for w in re.split(r"[_ ]+", c.name.lower()) if w]
+        if c.name.lower().startswith(key) or "".join(w[0] for w in words).startswith(key):
+            return c
+    return None
+
+
 def _level(text: str, options: Options) -> float:
     if options.ci_level:
         return options.ci_level
@@ -285,7 +336,7 @@ def describe(layout: Layout, options: Options, n_of) -> list[str]:
     out = [f"{t.path}: {t.syntax}, {len(t.rows)} rows × {len(t.header)} columns"]
     for c in layout.columns:
         what = f"  {c.name!r}: {c.role} ({c.reason})"
-        if c.role == "score":
+        if c.role in ("score", "mean"):
             what += (
                 f", {'percent' if c.scale == 100 else 'fraction'} ({c.scale_reason}), N {n_of(c)}"
             )

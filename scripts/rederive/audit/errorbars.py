@@ -31,13 +31,17 @@ from rederive.stats.rates import wilson_interval
 #: Relative slack on CI widths: a 2,000-replicate percentile bootstrap's width
 #: varies by a few percent around the analytic one; 20% keeps it from firing.
 CI_SLACK = 0.20
+#: Relative slack on an SE bound: the float error of a value that reaches it.
+MEAN_SE_SLACK = 1e-12
 
 
-def p_range(printed: Number, n: int, scale: int) -> tuple[float, float]:
-    """Proportions (0–1) the printed value allows: its GRIM counts, else its rounding interval."""
-    result = grim(printed, n, scale)
+def p_range(printed: Number, n: int, scale: int, halves: bool = False) -> tuple[float, float]:
+    """Proportions (0–1) the printed value allows: its GRIM counts (in halves for a win
+    rate, a draw counting half), else its rounding interval."""
+    units = 2 * n if halves else n
+    result = grim(printed, units, scale)
     if result.consistent:
-        return min(result.counts) / n, max(result.counts) / n
+        return min(result.counts) / units, max(result.counts) / units
     v = printed.value / scale
     h = printed.half_step / scale
     return float(max(Fraction(0), v - h)), float(min(Fraction(1), v + 2 * h))
@@ -50,9 +54,24 @@ def _pq_range(p_lo: float, p_hi: float) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def se_range(p_lo: float, p_hi: float, n: int) -> tuple[float, float]:
-    """Smallest and largest binomial SE (0–1 scale) over ``[p_lo, p_hi]`` with N or N−1."""
+def _draws_floor(p_lo: float, p_hi: float) -> float:
+    """Smallest variance of values in {0, ½, 1} with a mean in ``[p_lo, p_hi]``: as many
+    draws as the mean allows, p(½ − p) below ½ and (1 − p)(p − ½) above (0 at ½)."""
+
+    def floor(p: float) -> float:
+        return p * (0.5 - p) if p <= 0.5 else (1 - p) * (p - 0.5)
+
+    if p_lo <= 0.5 <= p_hi:
+        return 0.0
+    return min(floor(p_lo), floor(p_hi))
+
+
+def se_range(p_lo: float, p_hi: float, n: int, halves: bool = False) -> tuple[float, float]:
+    """Smallest and largest binomial SE (0–1 scale) over ``[p_lo, p_hi]`` with N or N−1;
+    for a win rate (``halves``: a draw is ½) the smallest is that of the most draws."""
     lo_pq, hi_pq = _pq_range(p_lo, p_hi)
+    if halves:
+        lo_pq = _draws_floor(p_lo, p_hi)
     return math.sqrt(lo_pq / n), math.sqrt(hi_pq / max(n - 1, 1))
 
 
@@ -68,12 +87,22 @@ def z_range(level: float) -> tuple[float, float]:
     return (z, 2.0) if abs(level - 0.95) < 1e-9 else (z, z)
 
 
-def expected_pm(kind: str, p_lo: float, p_hi: float, n: int, level: float, clusters: int | None):
+def expected_pm(
+    kind: str,
+    p_lo: float,
+    p_hi: float,
+    n: int,
+    level: float,
+    clusters: int | None,
+    halves: bool = False,
+):
     """(low, high) of what ``±`` may be (0–1 scale) for ``kind`` ``se`` / ``ci`` / ``sd``."""
     if kind == "sd":
         lo_pq, hi_pq = _pq_range(p_lo, p_hi)
+        if halves:
+            lo_pq = _draws_floor(p_lo, p_hi)
         return math.sqrt(lo_pq), math.sqrt(hi_pq * n / max(n - 1, 1))
-    lo, hi = se_range(p_lo, p_hi, n)
+    lo, hi = se_range(p_lo, p_hi, n, halves)
     if clusters:
         lo, hi = 0.0, math.sqrt(_pq_range(p_lo, p_hi)[1] / max(clusters - 1, 1))
     if kind == "ci":
@@ -105,11 +134,20 @@ def implied_n(p: float, half_width: float, z: float) -> int | None:
 
 
 def pm_findings(
-    where: dict, value: Number, e: Number, n: int, scale: int, kind: str, level: float, clusters
+    where: dict,
+    value: Number,
+    e: Number,
+    n: int,
+    scale: int,
+    kind: str,
+    level: float,
+    clusters,
+    halves: bool = False,
 ):
-    """Findings of one ``value ± e`` cell (``where``: table, line, row, column)."""
+    """Findings of one ``value ± e`` cell (``where``: table, line, row, column);
+    ``halves``: a win rate, a draw counting half."""
     name = {"se": "SE", "sd": "SD", "ci": f"{level:.0%} CI half-width"}[kind]
-    p_lo, p_hi = p_range(value, n, scale)
+    p_lo, p_hi = p_range(value, n, scale, halves)
     printed = f"{value.text} ± {e.text}"
     if e.value == 0 and (p_hi == 0 or p_lo == 1):
         lo, hi = wilson_interval(round(p_lo * n), n, level if kind == "ci" else 0.95)
@@ -123,9 +161,11 @@ def pm_findings(
                 severity="warning",
             )
         ]
-    lo, hi = expected_pm(kind, p_lo, p_hi, n, level, clusters)
+    lo, hi = expected_pm(kind, p_lo, p_hi, n, level, clusters, halves)
     e_lo, e_hi = printed_range(e, scale)
-    if e_hi >= lo and e_lo <= hi:
+    # At a bound (every value 0 or 1) a double computed in another order lands a few
+    # units in its last place either side of it.
+    if e_hi >= lo * (1 - MEAN_SE_SLACK) and e_lo <= hi * (1 + MEAN_SE_SLACK):
         return []
     d = e.decimals
     bound = (
@@ -150,6 +190,31 @@ def pm_findings(
     ]
 
 
+def mean_se_findings(where: dict, value: Number, se: Number, n: int, scale: int):
+    """Findings of the SE printed beside a mean of ``n`` per-item values in [0, 1]
+    (a weighted win rate): not a proportion, so no lower bound (equal values have
+    SE 0), but at most √(p(1−p)/(n−1)), the SE (sample sd) of values at 0 and 1."""
+    p_hi = min(1.0, float(value.value + 2 * value.half_step) / scale)
+    p_lo = max(0.0, float(value.value - value.half_step) / scale)
+    top = math.sqrt(_pq_range(p_lo, p_hi)[1] / max(n - 1, 1))
+    # The bound itself is reached (every value 0 or 1): a double computed in another
+    # order lands a few units in its last place either side.
+    if printed_range(se, scale)[0] <= top * (1 + MEAN_SE_SLACK):
+        return []
+    fits = implied_n(float(value.value) / scale, float(se.value) / scale, 1.0)
+    tail = f" (this SE fits N ≈ {fits + 1} at most)" if fits else ""
+    return [
+        Finding(
+            **where,
+            check="error bar: SE of a mean",
+            printed=f"{value.text} ± {se.text}",
+            possible=f"the SE of a mean of {n} values in 0–1 at this mean is at most "
+            f"{fmt(Fraction(top) * scale, se.decimals + 1)}{tail}",
+            severity="error",
+        )
+    ]
+
+
 def ci_findings(
     where: dict,
     value: Number | None,
@@ -159,8 +224,10 @@ def ci_findings(
     scale: int,
     level: float,
     clusters,
+    halves: bool = False,
 ):
-    """Findings of one printed interval ``[lo, hi]`` (of ``value`` when printed)."""
+    """Findings of one printed interval ``[lo, hi]`` (of ``value`` when printed);
+    ``halves``: a win rate, whose draws make intervals narrower than k/N's."""
     printed = (f"{value.text} " if value else "") + f"[{lo.text}, {hi.text}]"
     out = []
     if value is not None and not (
@@ -189,6 +256,11 @@ def ci_findings(
         k = round(float(centre.value) / scale * n)
         k_lo = k_hi = min(max(k, 0), n)
     w_min, w_max = _interval_widths(k_lo, k_hi, n, level)
+    if halves:
+        p_lo, p_hi = k_lo / n, k_hi / n
+        w_min = min(
+            w_min, 2 * float(norm.ppf(0.5 + level / 2)) * math.sqrt(_draws_floor(p_lo, p_hi) / n)
+        )
     width = float(hi.value - lo.value) / scale
     slack = float(lo.half_step + hi.half_step) * 2 / scale
     z = z_range(level)[0]

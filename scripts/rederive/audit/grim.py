@@ -8,7 +8,10 @@ convention gives it, and the conventions that do are reported:
 ``half-up``     ties away from zero (``rederive.stats.rates.round_half_up``, Excel)
 ``half-even``   ties to even (Python's ``decimal`` default, R's ``round``)
 ``truncate``    digits cut off (``floor`` for non-negative values)
-``float``       the double ``k/N·scale`` printed with ``%.{d}f`` (NumPy, pandas, f-strings)
+``float``       the double ``k/N·scale`` printed with ``%.{d}f`` (NumPy, pandas, f-strings);
+                printed at full precision (15 significant digits or more), any double
+                within :data:`ULPS` units in the last place of it, as another order
+                of operations computes it (``(wins + draws/2) / n · 100``)
 
 All arithmetic except ``float`` is exact (:class:`~fractions.Fraction`).
 
@@ -26,7 +29,30 @@ from fractions import Fraction
 from rederive.audit.cells import Number
 
 MODES = ("half-up", "half-even", "truncate", "float")
+#: Units in the last place by which a double computed in another order may differ.
+ULPS = 4
+#: Significant digits from which a printed number shows a double's last bits.
+FULL_PRECISION = 15
 _DECIMAL_MODES = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN, "truncate": ROUND_DOWN}
+
+
+def _significant(printed: Number) -> int:
+    digits = printed.text.strip().lstrip("+-−–").replace(",", "").rstrip("%").strip()
+    digits = digits.split("e")[0].split("E")[0].replace(".", "").lstrip("0")
+    return len(digits)
+
+
+def _float_prints(exact: Fraction, decimals: int, target: Fraction) -> bool:
+    """Whether a double within :data:`ULPS` of ``exact`` prints as ``target``."""
+    x = float(exact)
+    up, down = x, x
+    for _ in range(ULPS):
+        up, down = math.nextafter(up, math.inf), math.nextafter(down, -math.inf)
+        for y in (up, down):
+            text = repr(y) if decimals >= 15 else f"{y:.{decimals}f}"
+            if Fraction(text) == target:
+                return True
+    return False
 
 
 def round_as(value: Fraction, decimals: int, mode: str) -> Fraction:
@@ -84,9 +110,12 @@ def grim(printed: Number, n: int, scale: int = 100) -> GrimResult:
     lo_k = max(0, math.floor(centre) - 2)
     hi_k = min(n, math.ceil(centre) + 2)
     counts, modes = [], set()
+    full = _significant(printed) >= FULL_PRECISION
     for k in range(lo_k, hi_k + 1):
         exact = Fraction(k * scale, n)
         matched = [m for m in MODES if round_as(exact, d, m) == target]
+        if not matched and full and _float_prints(exact, d, target):
+            matched = ["float"]
         if matched:
             counts.append(k)
             modes.update(matched)

@@ -24,7 +24,7 @@ from preference_fixtures import FIXTURES, load_arena_hard
 from rederive.stats.bootstrap import percentile_ci
 from rederive.stats.preference.bootstrap import bootstrap_bradley_terry
 from rederive.stats.preference.bradley_terry import fit_bradley_terry
-from rederive.stats.preference.elo import EloScale, to_elo, win_rate_against
+from rederive.stats.preference.elo import EloScale, elo_bound_win_rates, to_elo, win_rate_against
 from rederive.stats.preference.games import game_weights, pair_counts
 from rederive.stats.preference.ranking import rank_table, score_table
 
@@ -115,3 +115,16 @@ def test_prompt_bootstrap_table_labels_the_baseline(fitted):
     assert boot.unit_kind == "item" and boot.n_units == 500
     ranks = rank_table(scores, pd.DataFrame(columns=["a", "b", "diff", "significant"]))
     assert ranks.loc[ranks["model"] == BASE, "rank"].item() == "baseline"
+
+
+def test_elo_bound_win_rates_is_show_results_construction(games, fitted):
+    counts, fit, _ = fitted
+    boot = bootstrap_bradley_terry(counts, n_boot=200, seed=11, fit=fit)
+    theirs = _their_bounds(boot.replicates, fit.models)
+    mine = elo_bound_win_rates(boot.replicates, fit.models, BASE, SCALE)
+    for a, b in zip(theirs, mine, strict=True):
+        assert np.allclose(a, b, atol=1e-12)
+    scores = score_table(boot, counts, scale=SCALE, baseline=BASE, win_interval="elo_bounds")
+    by_model = scores.set_index("model")
+    k = fit.models.index("deepseek-r1")
+    assert by_model.loc["deepseek-r1", "win_ci_low_pct"] == pytest.approx(theirs[0][k])

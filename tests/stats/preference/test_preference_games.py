@@ -64,3 +64,25 @@ def test_games_without_an_item_are_their_own_units():
     games = frame(item_id=["1", None, ""])
     counts = pair_counts(games)
     assert counts.unit_kind == "item+game" and counts.n_units == 3
+
+
+def test_independent_games_repeat_strong_labels_and_drop_items():
+    from rederive.stats.preference.games import as_independent_games, pair_counts
+
+    games = pd.DataFrame(
+        {
+            "model_a": ["a", "a", "b"],
+            "model_b": ["b", "c", "c"],
+            "outcome": [1.0, 0.0, 0.5],
+            "verdict": ["a", "b", "tie"],
+            "strength": [2, 1, 1],
+            "item_id": ["q1", "q1", "q2"],
+        }
+    )
+    out = as_independent_games(games, 3)
+    assert len(out) == 5 and out["item_id"].isna().all() and (out["strength"] == 1).all()
+    assert list(out["model_b"]) == ["b", "b", "b", "c", "c"]
+    weighted = pair_counts(games, strong_weight=3).totals()
+    assert np.array_equal(pair_counts(out).totals(), weighted)
+    with pytest.raises(ValueError, match="whole number"):
+        as_independent_games(games, 2.5)

@@ -14,12 +14,14 @@ Each module (``alpaca_eval``, ``arena_hard``, ``mt_bench``, ``battles``,
   game in file order, every row read counted as used or excluded;
 * ``reported(path, *, params) -> DataFrame``: the source's own aggregate
   numbers (:data:`REPORTED_COLUMNS`), empty when it has none;
-* ``REPORTS = False`` (optional): the format never carries aggregate numbers.
+* ``REPORTS = False`` (optional): the format never carries aggregate numbers;
+* ``OPTIONS`` (when it has options): the JSON Schema of its block under an
+  analysis, laid into the kind's schema (:func:`schema_properties`).
 
 ``params`` is the analysis's entry: a format reads its options from
-``params[NAME]`` (``arena_hard: {baseline: …, incomplete_pairs: …}``,
-``mt_bench: {incomplete_pairs: …}``, ``battles: {anonymous_only: …,
-turn_in_item: …}``). Files are opened only through :mod:`rederive.io.source`.
+``params[NAME]`` (``alpaca_eval: {model_name: …}``, ``arena_hard: {baseline: …,
+incomplete_pairs: …}``, ``mt_bench: {incomplete_pairs: …}``, ``battles:
+{anonymous_only: …, turn_in_item: …}``). Files are opened only through :mod:`rederive.io.source`.
 
 A new format is one module and its tests (:mod:`rederive.io.plugins` finds it).
 """
@@ -55,7 +57,14 @@ __all__ = [
     "get",
     "names",
     "reported_frame",
+    "schema_properties",
 ]
+
+
+def schema_properties() -> dict:
+    """The preference schema's ``inputs`` block and every format's ``OPTIONS``
+    (``x-formats: rederive.io.preference`` in config/schemas/preference.schema.yaml)."""
+    return plugins.schema_properties(FORMATS, AUTO)
 
 
 def names() -> tuple[str, ...]:

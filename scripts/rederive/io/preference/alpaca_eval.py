@@ -27,6 +27,12 @@ How it maps (tatsu-lab/alpaca_eval, ``metrics/helpers.py``):
 * The baseline's own file (``generator_1 == generator_2``, the baseline
   against itself) is read with every row a counted exclusion (``same model on
   both sides``).
+* With the option ``model_name: folder`` the model is named by its results
+  folder (``results/<name>/<annotator>/annotations.json``) instead of
+  ``generator_2``: AlpacaEval names the leaderboard row and that folder by the
+  ``--name`` it was run with, which may differ from the outputs' generator (its
+  ``NullModel``'s annotations say ``generator_2: example``). The accounting
+  notes each file where the two differ.
 
 ``reported``: AlpacaEval writes ``leaderboard.csv`` beside the annotations; its
 row of each model (win_rate, standard_error, …) as printed. :func:`read_leaderboard`
@@ -61,6 +67,25 @@ REQUIRED = ("instruction", "output_1", "generator_1", "output_2", "generator_2",
 ANNOTATIONS = "annotations.json"
 LEADERBOARD = "leaderboard.csv"
 MODEL_OUTPUTS = "model_outputs.json"
+#: The schema of its block under an analysis (``alpaca_eval: {…}``).
+OPTIONS = {
+    "description": "AlpacaEval annotations (inputs.alpaca_eval).",
+    "type": "object",
+    "default": {},
+    "properties": {
+        "model_name": {
+            "description": "What names the model evaluated: generator -- the annotations' "
+            "generator_2; folder -- its results folder (results/<name>/<annotator>/"
+            "annotations.json), which is what names its row of AlpacaEval's leaderboard "
+            "(AlpacaEval's NullModel says generator_2: example). The accounting notes every "
+            "file where the two differ.",
+            "type": "string",
+            "enum": ["generator", "folder"],
+            "default": "generator",
+        },
+    },
+    "additionalProperties": False,
+}
 MISSING = "missing preference (the annotator gave none; AlpacaEval leaves it out of n_total)"
 #: The leaderboard columns :func:`read_leaderboard` returns, as printed.
 LEADERBOARD_COLUMNS = [
@@ -136,8 +161,21 @@ def _preference(value, *, file: str, line: int) -> tuple[float, str, str] | None
     return outcome, _games.verdict_of(outcome), label
 
 
+def _folder_model(path: Path, name: str) -> str:
+    """The model's results folder: ``<name>`` of ``<name>/<annotator>/annotations.json``."""
+    folder = Path(path).resolve().parent.parent.name
+    if not folder:
+        raise InputError(
+            "model_name: folder needs the layout <model>/<annotator>/annotations.json", file=name
+        )
+    return folder
+
+
 def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
     name = relpath(path)
+    by_folder = (params.get(NAME) or {}).get("model_name", "generator") == "folder"
+    folder_model = _folder_model(path, name) if by_folder else None
+    renamed: set[str] = set()
     records, seen = [], {}
     for line, record in iter_array(path):
         accounting.rows_read += 1
@@ -164,6 +202,9 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
         )
         baseline = _games.side(record, "generator_1", file=name, line=line)
         model = _games.side(record, "generator_2", file=name, line=line)
+        if folder_model is not None and model != folder_model:
+            renamed.add(model)
+            model = folder_model
         len_a = _games.text_length(record["output_1"], file=name, line=line, field="output_1")
         len_b = _games.text_length(record["output_2"], file=name, line=line, field="output_2")
         judged = _preference(record["preference"], file=name, line=line)
@@ -194,6 +235,11 @@ def read(path: Path, *, params: dict, accounting) -> pd.DataFrame:
         )
     if accounting.rows_read == 0:
         raise InputError("no annotations in this file (an empty array)", file=name)
+    for generator in sorted(renamed):
+        accounting.notes.append(
+            f"model named {folder_model} by its results folder (model_name: folder); "
+            f"its annotations' generator_2 is {generator}"
+        )
     return _games.games_frame(records)
 
 

@@ -56,6 +56,28 @@ DESCRIPTION = (
     "positions swapped, labels A>>B … B>>A"
 )
 REPORTS = False  # the judgment files carry no aggregate: see rederive.io.preference
+#: The schema of its block under an analysis (``arena_hard: {…}``).
+OPTIONS = {
+    "description": "Arena-Hard-Auto judgment files (inputs.arena_hard).",
+    "type": "object",
+    "default": {},
+    "properties": {
+        "baseline": {
+            "description": "The baseline of judgment files that do not name it (arena-hard-auto's "
+            "2024 layout; arena-hard-v0.1's is gpt-4-0314); a file whose lines name their "
+            "baseline (2025 layout) is read with its own.",
+            "type": ["string", "null"],
+            "default": None,
+        },
+        "incomplete_pairs": {
+            "description": "The other game of a question whose one game has no verdict: source does what the layout's own show_result.py does (2024: keep it; 2025: drop the question), keep or drop choose; every game left out is counted in data_quality.csv.",
+            "type": "string",
+            "enum": ["source", "keep", "drop"],
+            "default": "source",
+        },
+    },
+    "additionalProperties": False,
+}
 
 #: Label (as read in its game's A/B order) -> (outcome for A, strength).
 LABELS = {

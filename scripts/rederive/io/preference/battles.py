@@ -53,6 +53,28 @@ DESCRIPTION = (
     "human judgments): model_a, model_b, winner (+ question_id, judge, turn, anony)"
 )
 REPORTS = False  # a battle log carries no aggregate: see rederive.io.preference
+#: The schema of its block under an analysis (``battles: {…}``).
+OPTIONS = {
+    "description": "Battle logs (inputs.battles).",
+    "type": "object",
+    "default": {},
+    "properties": {
+        "anonymous_only": {
+            "description": "Count only anonymous battles, as the Chatbot Arena leaderboard does: "
+            "a record with anony false is excluded (counted); one without anony is kept.",
+            "type": "boolean",
+            "default": True,
+        },
+        "turn_in_item": {
+            "description": "Item = <question_id>/turn<turn>: true for MT-bench's human judgments "
+            "(turn is the turn judged); false for Chatbot Arena logs (turn counts the "
+            "conversation's turns).",
+            "type": "boolean",
+            "default": False,
+        },
+    },
+    "additionalProperties": False,
+}
 REQUIRED = ("model_a", "model_b", "winner")
 WINNERS = {
     "model_a": (1.0, "a"),

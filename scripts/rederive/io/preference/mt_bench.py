@@ -50,6 +50,21 @@ DESCRIPTION = (
     "model_2, g1_winner, g2_winner, both orders"
 )
 REPORTS = False  # the judgment files carry no aggregate: see rederive.io.preference
+#: The schema of its block under an analysis (``mt_bench: {…}``).
+OPTIONS = {
+    "description": "MT-bench pairwise judgment files (inputs.mt_bench).",
+    "type": "object",
+    "default": {},
+    "properties": {
+        "incomplete_pairs": {
+            "description": "The other game of a line whose one game is an error verdict: source (= drop, as FastChat's show_result.py drops the line), keep or drop; every game left out is counted in data_quality.csv.",
+            "type": "string",
+            "enum": ["source", "keep", "drop"],
+            "default": "source",
+        },
+    },
+    "additionalProperties": False,
+}
 REQUIRED = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge")
 WINNERS = {"model_1": (1.0, "a"), "model_2": (0.0, "b"), "tie": (0.5, "tie")}
 ERROR = "no verdict (error: no [[A]]/[[B]]/[[C]] found in the judgment)"

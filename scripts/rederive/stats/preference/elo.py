@@ -34,11 +34,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rederive.stats.bootstrap import percentile_ci
+
 __all__ = [
     "ARENA",
     "ARENA_HARD_V01",
     "NO_ANCHOR",
     "EloScale",
+    "elo_bound_win_rates",
     "to_elo",
     "win_probability",
     "win_rate_against",
@@ -126,3 +129,35 @@ def win_rate_against(ratings, models, baseline: str, scale: EloScale = NO_ANCHOR
     ratings = np.asarray(ratings, dtype=float)
     base = ratings[..., [models.index(baseline)]]
     return 100.0 * win_probability(ratings, base, scale)
+
+
+def elo_bound_win_rates(replicates, models, baseline: str, scale: EloScale, level: float = 0.95):
+    """Arena-Hard v0.1's interval of the win rate against ``baseline`` (percent).
+
+    ``show_result.py`` (``get_win_rate_column`` on the bootstrap's quantiles): the
+    percentile bounds of each model's Elo over replicates centred on a mean of
+    ``init_rating`` (no anchor), then the win rate of the model's lower bound
+    against the baseline's lower bound, and of the upper against the upper. It
+    ignores that a model's and the baseline's ratings move together, and is far
+    narrower than the percentiles of the win rate itself (bench/README.md); it
+    serves to reproduce the intervals Arena-Hard publishes.
+
+    Parameters
+    ----------
+    replicates : ndarray, shape (B, M)
+        Strengths ``β`` per replicate (NaN rows are left out).
+    models : sequence of str
+    baseline : str
+    scale : EloScale
+        Its scale, base and ``init_rating``; the anchor is not used.
+    level : float
+
+    Returns
+    -------
+    low, high : ndarray, shape (M,)
+    """
+    centred = EloScale(scale=scale.scale, base=scale.base, init_rating=scale.init_rating)
+    lo, hi = percentile_ci(to_elo(replicates, models, centred), level)
+    return win_rate_against(lo, models, baseline, scale), win_rate_against(
+        hi, models, baseline, scale
+    )

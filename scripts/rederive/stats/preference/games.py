@@ -45,6 +45,7 @@ __all__ = [
     "TIES",
     "VERDICTS",
     "PairCounts",
+    "as_independent_games",
     "check_games",
     "game_weights",
     "pair_counts",
@@ -98,18 +99,54 @@ def check_games(games: pd.DataFrame) -> None:
             raise ValueError(f"games row {row}: strength must be 1 or 2")
 
 
-def game_weights(games: pd.DataFrame, strong_weight: float = 1) -> np.ndarray:
+def game_weights(games: pd.DataFrame, strong_weight=1) -> np.ndarray:
     """Weight of each game: ``strong_weight`` for a strong label, else 1.
 
     Arena-Hard's ``show_result.py`` repeats an ``A>>B`` battle ``--weight`` times
-    (default 3); pass ``strong_weight=3`` to score as it does.
+    (default 3); pass ``strong_weight=3`` to score as it does. ``strong_weight``
+    may be one number or one per game (an analysis mixing sources that weigh
+    their strong labels differently).
     """
-    if strong_weight <= 0:
+    strong_weight = np.broadcast_to(np.asarray(strong_weight, dtype=float), (len(games),))
+    if (strong_weight <= 0).any():
         raise ValueError("strong_weight must be positive")
     if "strength" not in games.columns:
         return np.ones(len(games))
     strong = pd.to_numeric(games["strength"], errors="coerce").to_numpy() == 2
-    return np.where(strong, float(strong_weight), 1.0)
+    return np.where(strong, strong_weight, 1.0)
+
+
+def as_independent_games(games: pd.DataFrame, strong_weight=1) -> pd.DataFrame:
+    """The games as the arena notebooks and Arena-Hard's ``show_result.py`` resample them:
+    each game its own unit (no ``item_id``), a strong label repeated ``strong_weight``
+    times as games of strength 1.
+
+    Parameters
+    ----------
+    games : DataFrame
+        The canonical games frame.
+    strong_weight : int or array of int
+        One count, or one per game; a weight that is not a whole number cannot be
+        repeated (``ValueError``).
+
+    Returns
+    -------
+    DataFrame
+        The games, strong ones repeated (each copy after its original), with
+        ``item_id`` missing and ``strength`` 1: the same pair counts as the games
+        weighted, each copy drawn on its own by a bootstrap.
+    """
+    weight = game_weights(games, strong_weight)
+    if not np.array_equal(weight, np.round(weight)):
+        raise ValueError(
+            "resampling games repeats a strong label strong_weight times: it must be a "
+            f"whole number, got {sorted(set(weight[weight != np.round(weight)]))[:3]}"
+        )
+    out = games.loc[games.index.repeat(weight.astype(int))].reset_index(drop=True)
+    out["item_id"] = pd.array([pd.NA] * len(out), dtype="string")
+    if "strength" in out.columns:
+        out["strength"] = 1
+    return out
 
 
 @dataclass(frozen=True)
@@ -186,9 +223,7 @@ def _unit_codes(games: pd.DataFrame):
     return labels, kind
 
 
-def pair_counts(
-    games: pd.DataFrame, *, models=None, strong_weight: float = 1, exclude=()
-) -> PairCounts:
+def pair_counts(games: pd.DataFrame, *, models=None, strong_weight=1, exclude=()) -> PairCounts:
     """Per-unit pair counts of a games frame.
 
     Parameters
@@ -198,8 +233,8 @@ def pair_counts(
     models : sequence of str, optional
         The models to index (sorted); default every model in ``games``. Games
         with a model outside the list are an error, not a silent drop.
-    strong_weight : float
-        Weight of a strong label (:func:`game_weights`).
+    strong_weight : float or array
+        Weight of a strong label, or one per game (:func:`game_weights`).
     exclude : sequence of str
         Models whose games are left out (e.g. a judge's own games); the caller
         counts them in its accounting.
@@ -217,9 +252,10 @@ def pair_counts(
     rows resamples exactly as drawing games would.
     """
     check_games(games)
+    strong_weight = np.broadcast_to(np.asarray(strong_weight, dtype=float), (len(games),))
     if len(exclude):
-        keep = ~(games["model_a"].isin(exclude) | games["model_b"].isin(exclude))
-        games = games[keep.to_numpy()]
+        keep = (~(games["model_a"].isin(exclude) | games["model_b"].isin(exclude))).to_numpy()
+        games, strong_weight = games[keep], strong_weight[keep]
     a = games["model_a"].astype(str).to_numpy()
     b = games["model_b"].astype(str).to_numpy()
     names = sorted(set(a) | set(b)) if models is None else sorted(str(m) for m in models)
@@ -267,8 +303,11 @@ def pair_counts(
         rows, cols, vals = _entries(unit_rows, d_pair, d_kind, d_pref, d_w, p)
         n_rows = len(distinct)
     else:
-        units, unit_row = np.unique(labels.astype(str), return_inverse=True)
-        units = units.astype(object)
+        # factorize, not np.unique of a str array: a fixed-width unicode copy of
+        # AlpacaEval's instruction texts (item ids of thousands of characters) took
+        # 1 GB for 46,000 games; the codes and the sorted labels are the same.
+        unit_row, units = pd.factorize(labels, sort=True)
+        units = np.asarray(units, dtype=object)
         mult = np.ones(units.size, dtype=np.int64)
         rows, cols, vals = _entries(unit_row, pair, kind, pref, weight, p)
         n_rows = units.size

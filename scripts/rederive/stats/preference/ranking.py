@@ -38,13 +38,20 @@ from rederive.stats.family import comparison_family, family_note, rank_order
 from rederive.stats.multitest import bh_adjust
 from rederive.stats.preference.bootstrap import PreferenceBootstrap, unit_note
 from rederive.stats.preference.bradley_terry import half_scores
-from rederive.stats.preference.elo import NO_ANCHOR, EloScale, to_elo, win_rate_against
+from rederive.stats.preference.elo import (
+    NO_ANCHOR,
+    EloScale,
+    elo_bound_win_rates,
+    to_elo,
+    win_rate_against,
+)
 from rederive.stats.preference.games import PairCounts
 
 __all__ = [
     "BASELINE",
     "CONTESTANT",
     "P_METHOD",
+    "WIN_INTERVALS",
     "pairwise_table",
     "rank_table",
     "score_table",
@@ -54,6 +61,8 @@ CONTESTANT = "contestant"
 BASELINE = "baseline"
 P_METHOD = "Wald z with prompt-bootstrap SE of the paired difference"
 CI_METHOD = "prompt bootstrap, percentile"
+#: How :func:`score_table` takes the interval of the win rate against the baseline.
+WIN_INTERVALS = ("replicates", "elo_bounds")
 
 
 def _games_per_model(counts: PairCounts) -> np.ndarray:
@@ -69,6 +78,9 @@ def score_table(
     scale: EloScale = NO_ANCHOR,
     level: float = 0.95,
     baseline: str | None = None,
+    not_ranked=None,
+    win_interval: str = "replicates",
+    ci_method: str = CI_METHOD,
 ) -> pd.DataFrame:
     """One row per model: strength, Elo rating and its prompt-bootstrap interval.
 
@@ -83,6 +95,14 @@ def score_table(
     baseline : str, optional
         A model labelled ``baseline``; with it, ``win_rate_pct`` and its interval
         give every model's predicted win rate against it (Arena-Hard v0.1's score).
+    not_ranked : mapping of str to str, optional
+        Other models that are not contestants, with the role they are labelled
+        with (e.g. ``small_n``).
+    win_interval : {"replicates", "elo_bounds"}
+        The win-rate interval: the percentiles of the replicates' win rates, or
+        Arena-Hard v0.1's construction (:func:`.elo.elo_bound_win_rates`).
+    ci_method : str
+        What the ``ci_method`` column says (the resampling unit).
 
     Returns
     -------
@@ -92,21 +112,24 @@ def score_table(
         win_ci_low_pct, win_ci_high_pct`` with a baseline), sorted by rating,
         ties by name. ``games`` is weighted (a strong label counts its weight).
     """
+    if win_interval not in WIN_INTERVALS:
+        raise ValueError(f"win_interval must be one of {WIN_INTERVALS}")
     models = boot.fit.models
+    not_ranked = dict(not_ranked or {})
     rating = to_elo(boot.fit.beta, models, scale)
     reps = to_elo(boot.replicates, models, scale)
     lo, hi = percentile_ci(reps, level)
     out = pd.DataFrame(
         {
             "model": models,
-            "role": [BASELINE if m == baseline else CONTESTANT for m in models],
+            "role": [BASELINE if m == baseline else not_ranked.get(m, CONTESTANT) for m in models],
             "games": _games_per_model(counts),
             "beta": boot.fit.beta,
             "rating": rating,
             "ci_low": lo,
             "ci_high": hi,
             "se": np.nanstd(reps, axis=0, ddof=1),
-            "ci_method": CI_METHOD,
+            "ci_method": ci_method,
             "n_units": boot.n_units,
             "unit_kind": boot.unit_kind,
             "n_boot": boot.n_boot,
@@ -118,7 +141,10 @@ def score_table(
         if baseline not in models:
             raise ValueError(f"baseline {baseline!r} has no games")
         out["win_rate_pct"] = win_rate_against(rating, models, baseline, scale)
-        wlo, whi = percentile_ci(win_rate_against(reps, models, baseline, scale), level)
+        if win_interval == "elo_bounds":
+            wlo, whi = elo_bound_win_rates(boot.replicates, models, baseline, scale, level)
+        else:
+            wlo, whi = percentile_ci(win_rate_against(reps, models, baseline, scale), level)
         out["win_ci_low_pct"], out["win_ci_high_pct"] = wlo, whi
     order = rank_order(rating, models)
     return out.iloc[order].reset_index(drop=True)
@@ -133,6 +159,7 @@ def pairwise_table(
     baseline: str | None = None,
     all_pairs_up_to: int | None = None,
     neighbours: int = 2,
+    not_ranked=(),
 ) -> pd.DataFrame:
     """Paired rating differences ``a − b`` of the comparison family, with BH q-values.
 
@@ -147,6 +174,8 @@ def pairwise_table(
         Left out of the family (never ranked).
     all_pairs_up_to, neighbours : int
         The family (:func:`rederive.stats.family.comparison_family`); None: all pairs.
+    not_ranked : iterable of str
+        Other models left out of the family (e.g. the small-n ones).
 
     Returns
     -------
@@ -156,7 +185,8 @@ def pairwise_table(
         ``a`` the higher-rated; differences in Elo points.
     """
     models = list(boot.fit.models)
-    keep = [k for k, m in enumerate(models) if m != baseline]
+    left_out = {baseline, *not_ranked}
+    keep = [k for k, m in enumerate(models) if m not in left_out]
     names = [models[k] for k in keep]
     points = scale.scale / np.log(scale.base)
     est = points * boot.fit.beta[keep]
@@ -257,7 +287,7 @@ def rank_table(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     out["tied_with"] = ["; ".join(sorted(ties[m], key=position.get)) for m in models]
     rest = scores[scores["role"] != CONTESTANT][["model", "role", "rating", "ci_low", "ci_high"]]
     if len(rest):
-        rest = rest.assign(rank=BASELINE, n_tied=0, tied_with="")
+        rest = rest.assign(rank=rest["role"], n_tied=0, tied_with="")
         rest.insert(0, "order", range(n + 1, n + 1 + len(rest)))
         out = pd.concat([out, rest], ignore_index=True)
         for column in ("rank_best", "rank_worst"):
