@@ -273,6 +273,25 @@ def ingest_batch(
     batches.finish(batch_dir, kinds)
 
 
+def ingest_sources(snakemake, ingest_one) -> None:
+    """An ingest job of a kind whose runs are format sources: ``params.sources``
+    (run, format, path, ...), ``params.readers`` and ``params.raw_dir``;
+    ``ingest_one(source, readers, batch)`` labels one run and writes its extra
+    per-run files (the source's reported numbers) into the batch folder."""
+    batch = snakemake.output.ingested
+    sources = {source["run"]: dict(source) for source in snakemake.params.sources}
+    readers = dict(snakemake.params.readers)
+    ingest_batch(
+        batch,
+        list(sources),
+        [source["path"] for source in sources.values()],
+        lambda run, _path: ingest_one(sources[run], readers, batch),
+        kinds=("labelled", "accounting", "reported"),
+        root=snakemake.params.raw_dir,
+        analysis=snakemake.wildcards.analysis,
+    )
+
+
 def require_usable_rows(accounting: pd.DataFrame, *, what: str = "row") -> None:
     """Stop with one clear message when the accounting shows no usable row at all.
 

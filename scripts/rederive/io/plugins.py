@@ -20,7 +20,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-__all__ = ["REQUIRED", "discover", "schema_properties"]
+__all__ = ["REQUIRED", "discover", "module_named", "names_of", "schema_properties"]
 
 #: What every format module defines.
 REQUIRED = (
@@ -103,3 +103,23 @@ def schema_properties(formats: tuple[ModuleType, ...], auto: str = "auto") -> di
         if options is not None:
             properties[module.NAME] = options
     return properties
+
+
+def names_of(formats: tuple[ModuleType, ...]) -> tuple[str, ...]:
+    """The ``NAME`` of every format of a registry, in its order."""
+    return tuple(module.NAME for module in formats)
+
+
+def module_named(formats: tuple[ModuleType, ...], name: str, what: str) -> ModuleType:
+    """The format module called ``name``.
+
+    Raises
+    ------
+    ValueError
+        For an unregistered name, listing the registered ones (``what``: "input
+        format", "preference input format").
+    """
+    for module in formats:
+        if module.NAME == name:
+            return module
+    raise ValueError(f"unknown {what} {name!r}; known: {', '.join(names_of(formats))}")

@@ -217,6 +217,31 @@ def flat_runs(
     return runs
 
 
+def nested_runs(
+    folder: str | Path, suffix: str, where: str, *, passed_over=lambda path: False
+) -> list[tuple[str, Path]]:
+    """The run files at any depth below ``folder`` as ``(name, path)``, sorted.
+
+    A file ending in ``suffix`` (any case) is a run named by its relative path
+    without the suffix (``<judge>/<model>``); hidden entries and files for which
+    ``passed_over(path)`` is true are not runs; every other file raises
+    :class:`RunFilesError` listing each with what to do (:func:`unread_problem`).
+    """
+    folder = Path(folder)
+    runs, problems = [], []
+    for path in sorted(p for p in folder.rglob("*") if not p.is_dir()):
+        rel = path.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts) or passed_over(path):
+            continue
+        if path.suffix.lower() == suffix:
+            runs.append((str(rel.with_suffix("")), path))
+        else:
+            problems.append(unread_problem(path, suffix, where))
+    if problems:
+        raise RunFilesError(folder, problems)
+    return runs
+
+
 def refuse_compressed(folder: str | Path, where: str) -> None:
     """Refuse compressed files anywhere below a tool's output folder.
 

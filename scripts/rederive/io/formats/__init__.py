@@ -55,21 +55,13 @@ def schema_properties() -> dict:
 
 def names() -> tuple[str, ...]:
     """The ``NAME`` of every registered format."""
-    return tuple(module.NAME for module in FORMATS)
+    return plugins.names_of(FORMATS)
 
 
 def get(name: str) -> ModuleType:
-    """The format module called ``name``.
-
-    Raises
-    ------
-    ValueError
-        For an unregistered name, listing the registered ones.
-    """
-    for module in FORMATS:
-        if module.NAME == name:
-            return module
-    raise ValueError(f"unknown input format {name!r}; known: {', '.join(names())}")
+    """The format module called ``name``; ValueError, listing the registered
+    ones, for any other name."""
+    return plugins.module_named(FORMATS, name, "input format")
 
 
 def answers_note(name: str) -> str:

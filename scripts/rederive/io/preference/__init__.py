@@ -69,21 +69,13 @@ def schema_properties() -> dict:
 
 def names() -> tuple[str, ...]:
     """The ``NAME`` of every registered format."""
-    return tuple(module.NAME for module in FORMATS)
+    return plugins.names_of(FORMATS)
 
 
 def get(name: str) -> ModuleType:
-    """The format module called ``name``.
-
-    Raises
-    ------
-    ValueError
-        For an unregistered name, listing the registered ones.
-    """
-    for module in FORMATS:
-        if module.NAME == name:
-            return module
-    raise ValueError(f"unknown preference input format {name!r}; known: {', '.join(names())}")
+    """The format module called ``name``; ValueError, listing the registered
+    ones, for any other name."""
+    return plugins.module_named(FORMATS, name, "preference input format")
 
 
 def detected(path: Path) -> list[str]:

@@ -43,7 +43,7 @@ from rederive.errors import InputError, relpath
 from rederive.io.formats import _sniff
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.preference import _games
-from rederive.io.run_files import RunFilesError, unread_problem
+from rederive.io.run_files import nested_runs
 from rederive.lazy import pandas as pd
 
 NAME = "arena_hard"
@@ -97,19 +97,7 @@ PARTNER = "other game of the question has no verdict (the pair is dropped)"
 def find_runs(folder: Path) -> list[tuple[str, Path]]:
     """Every ``*.jsonl`` below ``folder`` (``<judge>/<model>.jsonl``), named by its
     relative path without the suffix; any other file is refused, naming it."""
-    folder = Path(folder)
-    runs, problems = [], []
-    for path in sorted(p for p in folder.rglob("*") if not p.is_dir()):
-        rel = path.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.suffix.lower() == ".jsonl":
-            runs.append((str(rel.with_suffix("")), path))
-        else:
-            problems.append(unread_problem(path, ".jsonl", "arena_hard/"))
-    if problems:
-        raise RunFilesError(folder, problems)
-    return runs
+    return nested_runs(folder, ".jsonl", "arena_hard/")
 
 
 def detect(path: Path) -> bool:

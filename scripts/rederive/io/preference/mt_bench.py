@@ -35,7 +35,7 @@ from rederive.errors import InputError, relpath
 from rederive.io.formats import _sniff
 from rederive.io.jsonl import iter_jsonl, require_fields, require_id, require_unique
 from rederive.io.preference import _games
-from rederive.io.run_files import RunFilesError, unread_problem
+from rederive.io.run_files import nested_runs
 from rederive.lazy import pandas as pd
 
 NAME = "mt_bench"
@@ -76,19 +76,9 @@ def find_runs(folder: Path) -> list[tuple[str, Path]]:
     """Every ``*.jsonl`` below ``folder`` except FastChat's single-answer gradings
     (``*_single.jsonl``, not pairwise), named by relative path without the suffix;
     any other file is refused, naming it."""
-    folder = Path(folder)
-    runs, problems = [], []
-    for path in sorted(p for p in folder.rglob("*") if not p.is_dir()):
-        rel = path.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts) or path.name.endswith(SINGLE):
-            continue
-        if path.suffix.lower() == ".jsonl":
-            runs.append((str(rel.with_suffix("")), path))
-        else:
-            problems.append(unread_problem(path, ".jsonl", "mt_bench/"))
-    if problems:
-        raise RunFilesError(folder, problems)
-    return runs
+    return nested_runs(
+        folder, ".jsonl", "mt_bench/", passed_over=lambda path: path.name.endswith(SINGLE)
+    )
 
 
 def detect(path: Path) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rederive.io import formats
-from rederive.io.run_files import RunFilesError, brace_problem, run_id
+from rederive.io.run_sources import find_sources, format_dirs
 
 FORMATS = formats.names()
 
@@ -49,56 +49,13 @@ def input_dirs(raw_dir: str | Path, inputs: dict | None) -> dict[str, Path]:
 
     With ``inputs.auto`` set, only the formats set explicitly, plus ``auto``.
     """
-    inputs = inputs or {}
-    if inputs.get(formats.AUTO):
-        dirs = {fmt: Path(inputs[fmt]) for fmt in FORMATS if inputs.get(fmt)}
-        return dirs | {formats.AUTO: Path(inputs[formats.AUTO])}
-    return {fmt: Path(inputs.get(fmt) or Path(raw_dir) / fmt) for fmt in FORMATS}
+    return format_dirs(formats, FORMATS, raw_dir, inputs)
 
 
 def discover(raw_dir: str | Path, inputs: dict | None = None) -> dict[str, Source]:
-    """All runs found in the input folders, keyed by run id (sorted).
-
-    Raises
-    ------
-    ValueError
-        When two inputs would get the same run id (e.g. ``a b.csv`` and ``a_b.csv``).
-    rederive.errors.InputError
-        From auto mode (a file no format, or several, recognise).
-    RunFilesError
-        From a format's ``find_runs`` (an entry of its folder that is not read,
-        named with what to do), or listing every path with braces.
-    """
-    found: dict[str, Source] = {}
-    problems: list[str] = []
-
-    def add(fmt: str, name: str, path: Path) -> None:
-        problem = brace_problem(path)
-        if problem:
-            problems.append(problem)
-            return
-        run = f"{fmt}-{run_id(name)}"
-        if run in found:
-            raise ValueError(
-                f"inputs {found[run].path} and {path} both map to run id {run}; rename one"
-            )
-        found[run] = Source(run, fmt, path)
-
-    for fmt, folder in input_dirs(raw_dir, inputs).items():
-        if not folder.is_dir():
-            continue
-        if fmt == formats.AUTO:
-            skip = (Path(raw_dir) / "items.csv", Path(raw_dir) / "published")
-            for detected, name, path in formats.find_auto_runs(folder, skip=skip):
-                add(detected, name, path)
-        else:
-            try:
-                runs = formats.get(fmt).find_runs(folder)
-            except RunFilesError as exc:  # every folder's problems in one message
-                problems.extend(exc.problems)
-                continue
-            for name, path in runs:
-                add(fmt, name, path)
-    if problems:
-        raise RunFilesError(raw_dir, problems)
-    return dict(sorted(found.items()))
+    """All runs found in the input folders, keyed by run id (sorted); the errors
+    of :func:`rederive.io.run_sources.find_sources`. An ``auto`` folder's walk
+    passes over ``items.csv`` and ``published/`` of raw_dir."""
+    skip = (Path(raw_dir) / "items.csv", Path(raw_dir) / "published")
+    folders = input_dirs(raw_dir, inputs)
+    return find_sources(formats, folders, raw_dir, Source, auto_skip=skip)

@@ -173,22 +173,7 @@ def rate_checks(path, table, columns, rates, tolerance, root) -> list[Check]:
                 )
             )
     if ours is not None:
-        listed = set(table["model"])
-        for model, mine in ours.iterrows():
-            if model not in listed:
-                out.append(
-                    Check(
-                        "preference",
-                        where,
-                        "cell",
-                        model,
-                        "win_rate",
-                        None,
-                        float(mine["win_rate"]),
-                        tolerance,
-                        "not in the published table",
-                    )
-                )
+        out += unlisted_checks(ours, table, where, "win_rate", tolerance)
     return out
 
 
@@ -223,23 +208,27 @@ def score_checks(path, table, columns, scores, tolerances, root) -> list[Check]:
                     printed_decimals=_decimals(record[column + DECIMALS]),
                 )
             )
+    return out + unlisted_checks(ours, table, where, "rating", tolerances["rating"])
+
+
+def unlisted_checks(ours, table, where, column, tolerance) -> list[Check]:
+    """A row for each of our models the published table does not list (by model)."""
     listed = set(table["model"])
-    for model, mine in ours.iterrows():
-        if model not in listed:
-            out.append(
-                Check(
-                    "preference",
-                    where,
-                    "cell",
-                    model,
-                    "rating",
-                    None,
-                    float(mine["rating"]),
-                    tolerances["rating"],
-                    "not in the published table",
-                )
-            )
-    return out
+    return [
+        Check(
+            "preference",
+            where,
+            "cell",
+            model,
+            column,
+            None,
+            float(mine[column]),
+            tolerance,
+            "not in the published table",
+        )
+        for model, mine in ours.iterrows()
+        if model not in listed
+    ]
 
 
 def reported_checks(reported: pd.DataFrame, rates: pd.DataFrame, run_judges, tolerance):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rederive.errors import relpath
 from rederive.io import batches, preference
-from rederive.io.accounting import Accounting, ingest_batch
+from rederive.io.accounting import Accounting, ingest_sources
 from rederive.io.hashing import sha256_file
 from rederive.lazy import pandas as pd
 from rederive.runner import run
@@ -71,18 +71,7 @@ def ingest_with_reported(source: dict, readers: dict, batch: str):
 
 
 def main(snakemake):
-    batch = snakemake.output.ingested
-    sources = {source["run"]: dict(source) for source in snakemake.params.sources}
-    readers = dict(snakemake.params.readers)
-    ingest_batch(
-        batch,
-        list(sources),
-        [source["path"] for source in sources.values()],
-        lambda run_id, _path: ingest_with_reported(sources[run_id], readers, batch),
-        kinds=("labelled", "accounting", "reported"),
-        root=snakemake.params.raw_dir,
-        analysis=snakemake.wildcards.analysis,
-    )
+    ingest_sources(snakemake, ingest_with_reported)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rederive.io import preference
-from rederive.io.run_files import RunFilesError, brace_problem, run_id
+from rederive.io.run_sources import find_sources, format_dirs
 
 __all__ = ["Source", "discover", "input_dirs"]
 
@@ -34,18 +34,14 @@ class Source:
 def input_dirs(raw_dir: str | Path, inputs: dict | None) -> dict[str, Path]:
     """The folder of each format: ``inputs[<format>]`` when set, else ``<raw_dir>/<format>``;
     with ``inputs.auto``, only the formats set explicitly, and ``auto``."""
-    inputs = inputs or {}
-    names = preference.names()
-    if inputs.get(preference.AUTO):
-        dirs = {fmt: Path(inputs[fmt]) for fmt in names if inputs.get(fmt)}
-        return dirs | {preference.AUTO: Path(inputs[preference.AUTO])}
-    return {fmt: Path(inputs.get(fmt) or Path(raw_dir) / fmt) for fmt in names}
+    return format_dirs(preference, preference.names(), raw_dir, inputs)
 
 
 def discover(
     raw_dir: str | Path, inputs: dict | None = None, *, skip: tuple = ()
 ) -> dict[str, Source]:
-    """Every run of the input folders, by run id (sorted).
+    """Every run of the input folders, by run id (sorted); the errors of
+    :func:`rederive.io.run_sources.find_sources`.
 
     Parameters
     ----------
@@ -53,48 +49,9 @@ def discover(
     inputs : dict, optional
         The analysis's ``inputs`` block.
     skip : tuple of paths
-        Files an ``auto`` walk of raw_dir must not take for runs (published/,
-        the length-control inputs).
-
-    Raises
-    ------
-    ValueError
-        Two inputs that map to one run id.
-    rederive.errors.InputError
-        From auto mode: a file no format, or several, recognise.
-    RunFilesError
-        A format folder's entries that are not read, or paths with braces.
+        Files an ``auto`` walk of raw_dir must not take for runs (published/ is
+        always passed over; the length-control inputs).
     """
-    found: dict[str, Source] = {}
-    problems: list[str] = []
-
-    def add(fmt: str, name: str, path: Path) -> None:
-        problem = brace_problem(path)
-        if problem:
-            problems.append(problem)
-            return
-        run = f"{fmt}-{run_id(name)}"
-        if run in found:
-            raise ValueError(
-                f"inputs {found[run].path} and {path} both map to run id {run}; rename one"
-            )
-        found[run] = Source(run, fmt, path)
-
-    for fmt, folder in input_dirs(raw_dir, inputs).items():
-        if not folder.is_dir():
-            continue
-        if fmt == preference.AUTO:
-            own = (Path(raw_dir) / "published", *skip)
-            for detected, name, path in preference.find_auto_runs(folder, skip=own):
-                add(detected, name, path)
-            continue
-        try:
-            runs = preference.get(fmt).find_runs(folder)
-        except RunFilesError as exc:
-            problems.extend(exc.problems)
-            continue
-        for name, path in runs:
-            add(fmt, name, path)
-    if problems:
-        raise RunFilesError(raw_dir, problems)
-    return dict(sorted(found.items()))
+    own = (Path(raw_dir) / "published", *skip)
+    folders = input_dirs(raw_dir, inputs)
+    return find_sources(preference, folders, raw_dir, Source, auto_skip=own)
