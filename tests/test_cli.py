@@ -412,16 +412,29 @@ def test_benchmark_raw_dir_layout_and_name_clash(workdir, capsys):
     )
 
 
-def test_preference_files_are_listed_for_the_coming_kind(tmp_path, workdir, capsys):
+def test_a_mixed_folder_gets_one_analysis_per_kind(tmp_path, workdir, capsys):
     folder = tmp_path / "mixed"
     shutil.copytree(PREFERENCE_FIXTURES / "mt_bench", folder / "judgments")
     shutil.copytree(FIXTURES / "lm_eval" / "out", folder / "lm_eval")
     code, _, stderr, config = init(folder, workdir / "c.yaml", capsys=capsys)
     assert code == 0
-    assert [a["kind"] for a in config["analyses"].values()] == ["benchmark"]
-    assert "1 preference file(s) listed, not analysed" in stderr
-    text = (workdir / "c.yaml").read_text()
-    assert "read by the coming preference kind" in text
+    kinds = {name: a["kind"] for name, a in config["analyses"].items()}
+    assert sorted(kinds.values()) == ["benchmark", "preference"]
+    (preference,) = (a for a in config["analyses"].values() if a["kind"] == "preference")
+    assert preference["raw_dir"] == str(folder / "judgments")
+    assert "not analysed" not in stderr
+
+
+def test_preference_files_are_listed_when_the_workflow_lacks_the_kind(tmp_path):
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "config" / "schemas", schemas)
+    (schemas / "preference.schema.yaml").unlink()
+    folder = tmp_path / "mixed"
+    shutil.copytree(PREFERENCE_FIXTURES / "mt_bench", folder / "judgments")
+    shutil.copytree(FIXTURES / "lm_eval" / "out", folder / "lm_eval")
+    text, plan, _ = cli_init.init_config(folder, schema_dir=schemas)
+    assert [a["kind"] for a in yaml.safe_load(text)["analyses"].values()] == ["benchmark"]
+    assert [r.format for r in plan.preference_waiting] == ["mt_bench"]
     assert "#   mt_bench     judgments/gpt-4_pair.jsonl" in text
 
 

@@ -109,12 +109,12 @@ def rulegraph(build: list[str] | None, analyses: dict | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="rulegraph-") as scratch:
         (Path(scratch) / "raw").symlink_to(REPO / "raw")
         switched = Path(scratch) / "optional-rules.yaml"
-        analyses = {
+        optional = {
             name: OPTIONAL_RULES[kind]
             for kind, name in bundled_analyses().items()
             if kind in OPTIONAL_RULES
         }
-        switched.write_text(yaml.safe_dump({"analyses": analyses}), encoding="utf-8")
+        switched.write_text(yaml.safe_dump({"analyses": optional}), encoding="utf-8")
         cmd = [
             str(SNAKEMAKE),
             "-s",

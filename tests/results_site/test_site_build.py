@@ -341,6 +341,11 @@ def test_every_bundled_caption_renders():
         "missing_grades_text": "M.",
         "gate_text": "G.",
         "sampling_text": "K.",
+        "level": 0.95,
+        "bootstrap_text": "B.",
+        "length_control_text": "C.",
+        "scores_text": "E.",
+        "win_interval_text": "W.",
     }
     for rst in sorted((REPO / "rules" / "report").rglob("*.rst")):
         if rst.name == "workflow.rst":

@@ -204,8 +204,8 @@ def _nothing(scan, plan) -> str:
     found = []
     if plan.preference_waiting:
         found.append(
-            f"{len(plan.preference_waiting)} preference file(s), which the coming preference "
-            "kind will read (this workflow has no such kind yet)"
+            f"{len(plan.preference_waiting)} preference file(s), which the preference kind "
+            "reads (this workflow's config/schemas have no such kind)"
         )
     if scan.unread:
         shown = ", ".join(scan.rel(u.path) for u in scan.unread[:5])
@@ -247,7 +247,7 @@ def main(argv=None, prog: str = PROG) -> int:
     if plan.preference_waiting:
         print(
             f"rederive: init: {len(plan.preference_waiting)} preference file(s) listed, not "
-            "analysed: the preference kind is not in this workflow yet",
+            "analysed: this workflow's config/schemas have no preference kind",
             file=sys.stderr,
         )
     print("Build with:")

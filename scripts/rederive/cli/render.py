@@ -132,8 +132,8 @@ def _closing(plan: Plan, scan: Scan) -> list[str]:
         out.append("")
     if plan.preference_waiting:
         lines = [
-            "Preference data (pairwise judgments), read by the coming preference kind",
-            "(rederive.io.preference); this workflow has no such kind yet, so no analysis:",
+            "Preference data (pairwise judgments), read by the preference kind, which",
+            "this workflow's config/schemas do not have, so no analysis:",
         ]
         lines += [f"  {r.format:<12} {scan.rel(r.path)}" for r in plan.preference_waiting]
         out += _comment(lines) + [""]
