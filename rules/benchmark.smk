@@ -172,28 +172,6 @@ rule analyse_benchmark_items:
         "../scripts/rederive/studies/benchmark/items.py"
 
 
-rule plot_benchmark_items:
-    input:
-        analysis="results/{analysis}/tables/item_analysis.csv",
-        suspects="results/{analysis}/tables/suspect_items.csv",
-    output:
-        png=report(
-            "results/{analysis}/figures/suspect_items.png",
-            caption="report/benchmark/fig_suspect_items.rst",
-            category="{analysis}",
-            subcategory="Item analysis",
-        ),
-        pdf="results/{analysis}/figures/suspect_items.pdf",
-    params:
-        settings=setting("item_analysis"),
-        item_column="item_key",
-        data_note=data_note,
-        simulated=is_simulated,
-        fractional_scores_text=fractional_scores_caption,
-    script:
-        "../scripts/rederive/plots/items.py"
-
-
 rule decompose_benchmark_noise:
     input:
         db="results/{analysis}/{analysis}.duckdb",
@@ -294,6 +272,8 @@ rule plot_benchmark_figures:
         jaccard="results/{analysis}/tables/jaccard.csv",
         linkage="results/{analysis}/tables/failure_linkage.csv",
         leaves="results/{analysis}/tables/failure_leaves.csv",
+        analysis="results/{analysis}/tables/item_analysis.csv",
+        suspects="results/{analysis}/tables/suspect_items.csv",
     output:
         **{
             f"{name}_png": report(
@@ -308,8 +288,18 @@ rule plot_benchmark_figures:
             f"{name}_pdf": f"results/{{analysis}}/figures/{name}.pdf"
             for name in BENCHMARK_FIGURE_NAMES
         },
+        png=report(
+            "results/{analysis}/figures/suspect_items.png",
+            caption="report/benchmark/fig_suspect_items.rst",
+            category="{analysis}",
+            subcategory="Item analysis",
+        ),
+        pdf="results/{analysis}/figures/suspect_items.pdf",
     params:
         data_note=data_note,
+        settings=setting("item_analysis"),
+        item_column="item_key",
+        simulated=is_simulated,
         fdr_q=setting("fdr_q"),
         top_k=setting("similarity", "top_k"),
         fractional_scores_text=fractional_scores_caption,
@@ -508,9 +498,6 @@ size_jobs(
     fit_benchmark_irt=job_size(1200, 60, mem_per_input_mb=60, runtime_per_input_mb=2),
     analyse_benchmark_items=job_size(
         600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
-    ),
-    plot_benchmark_items=job_size(
-        500, 10, mem_per_input_mb=10, runtime_per_input_mb=0.2
     ),
     decompose_benchmark_noise=job_size(
         500, 10, mem_per_input_mb=60, runtime_per_input_mb=0.5

@@ -234,73 +234,6 @@ rule tabulate_salitrap_labels:
         "../scripts/rederive/studies/salitrap/distribution.py"
 
 
-rule plot_salitrap_density:
-    input:
-        rates="results/{analysis}/tables/density_rates.csv",
-        slopes="results/{analysis}/tables/density_slopes.csv",
-    output:
-        fig6_png=report(
-            "results/{analysis}/figures/fig6_density.png",
-            caption="report/salitrap/fig6.rst",
-            category="{analysis}",
-            subcategory="Distractor density",
-        ),
-        fig6_pdf="results/{analysis}/figures/fig6_density.pdf",
-        fig12_png=report(
-            "results/{analysis}/figures/fig12_density_by_dimension.png",
-            caption="report/salitrap/fig12.rst",
-            category="{analysis}",
-            subcategory="Distractor density",
-        ),
-        fig12_pdf="results/{analysis}/figures/fig12_density_by_dimension.pdf",
-    params:
-        simulated=is_simulated,
-    script:
-        "../scripts/rederive/studies/salitrap/figures_density.py"
-
-
-rule plot_salitrap_experiments:
-    input:
-        table6="results/{analysis}/tables/table6_liberation.csv",
-        table7="results/{analysis}/tables/table7_interventions.csv",
-    output:
-        fig7_png=report(
-            "results/{analysis}/figures/fig7_liberation.png",
-            caption="report/salitrap/fig7.rst",
-            category="{analysis}",
-            subcategory="Liberation and interventions",
-        ),
-        fig7_pdf="results/{analysis}/figures/fig7_liberation.pdf",
-        fig8_png=report(
-            "results/{analysis}/figures/fig8_interventions.png",
-            caption="report/salitrap/fig8.rst",
-            category="{analysis}",
-            subcategory="Liberation and interventions",
-        ),
-        fig8_pdf="results/{analysis}/figures/fig8_interventions.pdf",
-    params:
-        simulated=is_simulated,
-    script:
-        "../scripts/rederive/studies/salitrap/figures_experiments.py"
-
-
-rule plot_salitrap_overview:
-    input:
-        distribution="results/{analysis}/tables/label_distribution.csv",
-    output:
-        overview_png=report(
-            "results/{analysis}/figures/overview_labels.png",
-            caption="report/salitrap/fig_overview.rst",
-            category="{analysis}",
-            subcategory="Overview",
-        ),
-        overview_pdf="results/{analysis}/figures/overview_labels.pdf",
-    params:
-        simulated=is_simulated,
-    script:
-        "../scripts/rederive/studies/salitrap/figure_overview.py"
-
-
 rule analyse_salitrap_failure_sets:
     input:
         db="results/{analysis}/{analysis}.duckdb",
@@ -342,39 +275,6 @@ rule analyse_salitrap_failure_sets:
         partial_share=setting("partial_share"),
     script:
         "../scripts/rederive/studies/salitrap/failure_sets.py"
-
-
-rule plot_salitrap_failure_sets:
-    input:
-        pairs="results/{analysis}/tables/failure_pairs.csv",
-        linkage="results/{analysis}/tables/failure_linkage.csv",
-        order="results/{analysis}/tables/failure_order.csv",
-    output:
-        fig5_png=report(
-            "results/{analysis}/figures/fig5_dendrogram.png",
-            caption="report/salitrap/fig5.rst",
-            category="{analysis}",
-            subcategory="Failure sets",
-        ),
-        fig5_pdf="results/{analysis}/figures/fig5_dendrogram.pdf",
-        fig10_png=report(
-            "results/{analysis}/figures/fig10_co_failure.png",
-            caption="report/salitrap/fig10.rst",
-            category="{analysis}",
-            subcategory="Failure sets",
-        ),
-        fig10_pdf="results/{analysis}/figures/fig10_co_failure.pdf",
-        fig11_png=report(
-            "results/{analysis}/figures/fig11_jaccard.png",
-            caption="report/salitrap/fig11.rst",
-            category="{analysis}",
-            subcategory="Failure sets",
-        ),
-        fig11_pdf="results/{analysis}/figures/fig11_jaccard.pdf",
-    params:
-        simulated=is_simulated,
-    script:
-        "../scripts/rederive/studies/salitrap/figures_failure_sets.py"
 
 
 rule fit_salitrap_irt:
@@ -445,11 +345,80 @@ rule analyse_salitrap_items:
         "../scripts/rederive/studies/salitrap/item_analysis.py"
 
 
-rule plot_salitrap_items:
+rule plot_salitrap_figures:
+    # One job draws every figure: each figure job paid ~1.7 s of CPU to import
+    # pandas, matplotlib, seaborn and SciPy before drawing (bench/job_cpu.py).
     input:
+        rates="results/{analysis}/tables/density_rates.csv",
+        slopes="results/{analysis}/tables/density_slopes.csv",
+        table6="results/{analysis}/tables/table6_liberation.csv",
+        table7="results/{analysis}/tables/table7_interventions.csv",
+        distribution="results/{analysis}/tables/label_distribution.csv",
+        pairs="results/{analysis}/tables/failure_pairs.csv",
+        linkage="results/{analysis}/tables/failure_linkage.csv",
+        order="results/{analysis}/tables/failure_order.csv",
         analysis="results/{analysis}/tables/item_analysis.csv",
         suspects="results/{analysis}/tables/suspect_items.csv",
+        item_params="results/{analysis}/tables/irt_items.csv",
+        model_params="results/{analysis}/tables/irt_models.csv",
+        stats="results/{analysis}/tables/irt_statistics.csv",
     output:
+        fig6_png=report(
+            "results/{analysis}/figures/fig6_density.png",
+            caption="report/salitrap/fig6.rst",
+            category="{analysis}",
+            subcategory="Distractor density",
+        ),
+        fig6_pdf="results/{analysis}/figures/fig6_density.pdf",
+        fig12_png=report(
+            "results/{analysis}/figures/fig12_density_by_dimension.png",
+            caption="report/salitrap/fig12.rst",
+            category="{analysis}",
+            subcategory="Distractor density",
+        ),
+        fig12_pdf="results/{analysis}/figures/fig12_density_by_dimension.pdf",
+        fig7_png=report(
+            "results/{analysis}/figures/fig7_liberation.png",
+            caption="report/salitrap/fig7.rst",
+            category="{analysis}",
+            subcategory="Liberation and interventions",
+        ),
+        fig7_pdf="results/{analysis}/figures/fig7_liberation.pdf",
+        fig8_png=report(
+            "results/{analysis}/figures/fig8_interventions.png",
+            caption="report/salitrap/fig8.rst",
+            category="{analysis}",
+            subcategory="Liberation and interventions",
+        ),
+        fig8_pdf="results/{analysis}/figures/fig8_interventions.pdf",
+        overview_png=report(
+            "results/{analysis}/figures/overview_labels.png",
+            caption="report/salitrap/fig_overview.rst",
+            category="{analysis}",
+            subcategory="Overview",
+        ),
+        overview_pdf="results/{analysis}/figures/overview_labels.pdf",
+        fig5_png=report(
+            "results/{analysis}/figures/fig5_dendrogram.png",
+            caption="report/salitrap/fig5.rst",
+            category="{analysis}",
+            subcategory="Failure sets",
+        ),
+        fig5_pdf="results/{analysis}/figures/fig5_dendrogram.pdf",
+        fig10_png=report(
+            "results/{analysis}/figures/fig10_co_failure.png",
+            caption="report/salitrap/fig10.rst",
+            category="{analysis}",
+            subcategory="Failure sets",
+        ),
+        fig10_pdf="results/{analysis}/figures/fig10_co_failure.pdf",
+        fig11_png=report(
+            "results/{analysis}/figures/fig11_jaccard.png",
+            caption="report/salitrap/fig11.rst",
+            category="{analysis}",
+            subcategory="Failure sets",
+        ),
+        fig11_pdf="results/{analysis}/figures/fig11_jaccard.pdf",
         png=report(
             "results/{analysis}/figures/suspect_items.png",
             caption="report/salitrap/fig_suspect_items.rst",
@@ -457,21 +426,6 @@ rule plot_salitrap_items:
             subcategory="Item analysis",
         ),
         pdf="results/{analysis}/figures/suspect_items.pdf",
-    params:
-        settings=setting("item_analysis"),
-        item_column="item_id",
-        data_note=data_note,
-        simulated=is_simulated,
-    script:
-        "../scripts/rederive/plots/items.py"
-
-
-rule plot_salitrap_irt:
-    input:
-        item_params="results/{analysis}/tables/irt_items.csv",
-        model_params="results/{analysis}/tables/irt_models.csv",
-        stats="results/{analysis}/tables/irt_statistics.csv",
-    output:
         fig4_png=report(
             "results/{analysis}/figures/fig4_irt.png",
             caption="report/salitrap/fig4.rst",
@@ -488,8 +442,11 @@ rule plot_salitrap_irt:
         fig9_pdf="results/{analysis}/figures/fig9_naturalness_difficulty.pdf",
     params:
         simulated=is_simulated,
+        settings=setting("item_analysis"),
+        item_column="item_id",
+        data_note=data_note,
     script:
-        "../scripts/rederive/studies/salitrap/figures_irt.py"
+        "../scripts/rederive/studies/salitrap/figures_all.py"
 
 
 rule estimate_salitrap_power:
@@ -559,29 +516,16 @@ size_jobs(
     tabulate_salitrap_labels=job_size(
         600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
     ),
-    plot_salitrap_density=job_size(
-        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
-    ),
-    plot_salitrap_experiments=job_size(
-        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
-    ),
-    plot_salitrap_overview=job_size(
-        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
+    plot_salitrap_figures=job_size(
+        800, 20, mem_per_input_mb=10, runtime_per_input_mb=0.5
     ),
     analyse_salitrap_failure_sets=job_size(
         600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
-    ),
-    plot_salitrap_failure_sets=job_size(
-        600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2
     ),
     fit_salitrap_irt=job_size(1200, 60, mem_per_input_mb=60, runtime_per_input_mb=2),
     analyse_salitrap_items=job_size(
         600, 15, mem_per_input_mb=60, runtime_per_input_mb=0.5
     ),
-    plot_salitrap_items=job_size(
-        500, 10, mem_per_input_mb=10, runtime_per_input_mb=0.2
-    ),
-    plot_salitrap_irt=job_size(600, 15, mem_per_input_mb=10, runtime_per_input_mb=0.2),
     estimate_salitrap_power=job_size(
         500, 10, mem_per_input_mb=20, runtime_per_input_mb=0.5
     ),

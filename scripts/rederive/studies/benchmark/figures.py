@@ -8,6 +8,7 @@ CSVs the analysis steps wrote (no statistic is computed here).
 * ``irt_ability``: 1PL ability per model with its item-bootstrap CI.
 * ``failure_dendrogram``: Jaccard similarity of failure sets, ordered by the
   hierarchical clustering, with its dendrogram.
+* ``suspect_items``: the item analysis (rederive.plots.items).
 
 Readable at any model count: with more than ``top_k`` models (the config's
 ``similarity.top_k``) the per-model rows and the model × model heatmaps show the
@@ -23,6 +24,7 @@ import seaborn as sns
 from scipy.cluster.hierarchy import dendrogram
 
 from rederive.io.names import read_csv
+from rederive.plots import items
 from rederive.plots.theme import (
     CELL_IN,
     apply_theme,
@@ -498,6 +500,8 @@ def main(snakemake):
         o.failure_dendrogram_pdf,
         leaves=read_csv(i.leaves),
     )
+    # The item-analysis figure in this job too: its own job paid the imports again.
+    items.main(snakemake)
 
 
 if __name__ == "__main__" and "snakemake" in globals():

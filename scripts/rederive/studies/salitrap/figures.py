@@ -1,4 +1,4 @@
-"""What every SaliTrap figure job shares: read the CSVs, draw, save PNG + PDF with
+"""What every SaliTrap figure shares: read the CSVs, draw, save PNG + PDF with
 the simulated-data note; and the annotated square heatmap of Figs 10 and 11.
 
 Figures only draw numbers the analysis jobs already wrote to CSV.
@@ -7,6 +7,8 @@ References
 ----------
 SaliTrap (seed paper 000), Figs 4–12.
 """
+
+import inspect
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -31,14 +33,19 @@ HEATMAP_CELL_IN = 0.5
 def draw_figures(snakemake, draw) -> None:
     """Run one figure job.
 
-    Every ``input`` of the rule is read as a CSV and passed to ``draw`` by its
-    name; ``draw`` returns ``{name: figure}`` and each figure is saved to the
-    outputs ``<name>_png`` and ``<name>_pdf`` (with :data:`SIMULATED_NOTE` when the
-    rule's ``simulated`` param says so).
+    The inputs of the rule that ``draw`` takes (by parameter name) are read as
+    CSVs and passed to it; ``draw`` returns ``{name: figure}`` and each figure is
+    saved to the outputs ``<name>_png`` and ``<name>_pdf`` (with
+    :data:`SIMULATED_NOTE` when the rule's ``simulated`` param says so). One rule
+    draws every figure of the analysis (figures_all.py), so ``draw`` names what
+    it reads.
     """
     apply_theme()
     note = SIMULATED_NOTE if snakemake.params.simulated else None
-    frames = {name: read_csv(path) for name, path in snakemake.input.items()}
+    frames = {
+        name: read_csv(getattr(snakemake.input, name))
+        for name in inspect.signature(draw).parameters
+    }
     for name, fig in draw(**frames).items():
         out = snakemake.output
         save_figure(fig, getattr(out, f"{name}_png"), getattr(out, f"{name}_pdf"), note=note)

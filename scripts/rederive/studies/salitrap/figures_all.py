@@ -1,0 +1,39 @@
+"""Rule ``plot_salitrap_figures``: every SaliTrap figure in one job.
+
+Each module below draws its figures from the CSVs it names; one job runs them
+all because a job's start-up (pandas, matplotlib, seaborn and SciPy: about
+1.7 s of CPU) cost more than most figures (bench/job_cpu.py).
+
+References
+----------
+SaliTrap (seed paper 000), Figs 4–12.
+"""
+
+from rederive.plots import items
+from rederive.studies.salitrap import (
+    figure_overview,
+    figures_density,
+    figures_experiments,
+    figures_failure_sets,
+    figures_irt,
+)
+
+DRAWN_BY = (
+    figure_overview,
+    figures_density,
+    figures_experiments,
+    figures_failure_sets,
+    figures_irt,
+    items,
+)
+
+
+def main(snakemake):
+    for module in DRAWN_BY:
+        module.main(snakemake)
+
+
+if __name__ == "__main__" and "snakemake" in globals():
+    from rederive.runner import run
+
+    run(main, snakemake)  # noqa: F821
