@@ -24,6 +24,7 @@ import argparse
 import collections
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -111,14 +112,7 @@ def main() -> None:
     code = args.code.resolve()
     with tempfile.TemporaryDirectory(prefix="rederive-jobcpu-") as scratch:
         work = Path(scratch) / "work"
-        work.mkdir()
-        (work / "config").mkdir()
-        for item in (code / "config").iterdir():
-            target = work / "config" / item.name
-            if item.is_dir():
-                subprocess.run(["cp", "-r", str(item), str(target)], check=True)
-            else:
-                target.write_bytes(item.read_bytes())
+        shutil.copytree(code / "config", work / "config")
         (work / "raw").symlink_to(code / "raw")
         wall, cpu, jobs = build(code, work, args.cores)
     by_rule: dict[str, list[tuple[float, float]]] = collections.defaultdict(list)

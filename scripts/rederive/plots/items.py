@@ -117,9 +117,3 @@ def main(snakemake):
         png=snakemake.output.png,
         pdf=snakemake.output.pdf,
     )
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821

@@ -41,9 +41,3 @@ def fig_overview(distribution: pd.DataFrame):
 
 def main(snakemake):
     draw_figures(snakemake, lambda distribution: {"overview": fig_overview(distribution)})
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821

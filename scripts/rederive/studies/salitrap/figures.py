@@ -31,7 +31,7 @@ HEATMAP_CELL_IN = 0.5
 
 
 def draw_figures(snakemake, draw) -> None:
-    """Run one figure job.
+    """Draw one group of figures of a figure job.
 
     The inputs of the rule that ``draw`` takes (by parameter name) are read as
     CSVs and passed to it; ``draw`` returns ``{name: figure}`` and each figure is

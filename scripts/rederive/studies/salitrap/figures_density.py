@@ -84,9 +84,3 @@ def draw(rates: pd.DataFrame, slopes: pd.DataFrame) -> dict:
 
 def main(snakemake):
     draw_figures(snakemake, draw)
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821

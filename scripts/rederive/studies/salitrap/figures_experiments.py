@@ -92,9 +92,3 @@ def main(snakemake):
             "fig8": fig_interventions(table7),
         },
     )
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821

@@ -56,9 +56,3 @@ def draw(pairs: pd.DataFrame, linkage: pd.DataFrame, order: pd.DataFrame) -> dic
 
 def main(snakemake):
     draw_figures(snakemake, draw)
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821

@@ -147,9 +147,3 @@ def main(snakemake):
             "fig9": fig9(item_params, stats),
         },
     )
-
-
-if __name__ == "__main__" and "snakemake" in globals():
-    from rederive.runner import run
-
-    run(main, snakemake)  # noqa: F821
