@@ -49,11 +49,13 @@ on_nothing_to_do(
 
 # The closing lines, printed after Snakemake's own ("Complete log", elapsed time).
 onsuccess:
+    job_server.stop()
     refresh_stamps()
     print_last(done_message())
 
 
 onerror:
+    job_server.stop()
     refresh_stamps()
     print_last(failure_message())
 

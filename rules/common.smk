@@ -22,12 +22,16 @@ from rederive.io.run_files import (
     discover_runs,
     missing_layout,
 )
+from rederive.jobserver import client as job_server
 
 # One pinned environment for every rule (envs/requirements.lock); the conda file
 # mirrors it for users who run with --software-deployment-method conda.
 CONDA_ENV = "../envs/rederive.yaml"
 SCHEMA_DIR = Path(workflow.basedir) / "config" / "schemas"
 STARTED = time.time()
+# Python jobs start as forks of one interpreter that has imported the libraries
+# (rederive.jobserver; REDERIVE_JOB_SERVER=0 starts each as its own).
+job_server.install(workflow)
 
 
 def stop(kind, message):
