@@ -4,10 +4,12 @@ Builds the bundled analyses once in a scratch directory (``config/`` copied,
 ``raw/`` linked) with a ``sitecustomize`` on ``PYTHONPATH`` that makes every job
 process write, as it exits, its rule and its own CPU seconds (user + system from
 ``getrusage``, read in an ``atexit`` hook: the interpreter's shutdown after it
-is not counted). The rest of the build's CPU is Snakemake's own process and that
-shutdown. The hook also times every outermost ``import`` statement a job runs
-(``builtins.__import__``), deferred ones inside functions included: a job's
-start-up is mostly those.
+is not counted). Jobs forked from the job server (:mod:`rederive.jobserver`)
+are counted the same way, and the server's own process as ``(job server)``.
+The rest of the build's CPU is Snakemake's own process and that shutdown. The
+hook also times every outermost ``import`` statement a job runs
+(``builtins.__import__``), deferred ones inside functions included: a fresh
+job's start-up is mostly those.
 
 Usage::
 
@@ -59,13 +61,29 @@ def _timed_import(*args, **kwargs):
 builtins.__import__ = _timed_import
 
 
+def _forked():
+    # A job forked from the job server (rederive.jobserver) starts its own count;
+    # its getrusage starts at zero too.
+    global _inside, _spent
+    _inside, _spent = False, 0.0
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def _record():
-    job = getattr(sys.modules.get("__main__"), "snakemake", None)
-    if job is None:  # not a job: Snakemake itself, or a helper process
+    main = sys.modules.get("__main__")
+    job = getattr(main, "snakemake", None)
+    spec = getattr(main, "__spec__", None)
+    if job is not None:
+        rule = job.rule
+    elif spec is not None and spec.name == "rederive.jobserver.server":
+        rule = "(job server)"
+    else:  # Snakemake itself, or a helper process
         return
     usage = resource.getrusage(resource.RUSAGE_SELF)
     with open(os.environ["REDERIVE_JOB_CPU"], "a", encoding="utf-8") as out:
-        out.write(f"{job.rule}\\t{usage.ru_utime + usage.ru_stime:.4f}\\t{_spent:.4f}\\n")
+        out.write(f"{rule}\\t{usage.ru_utime + usage.ru_stime:.4f}\\t{_spent:.4f}\\n")
 
 
 atexit.register(_record)
@@ -125,16 +143,24 @@ def main() -> None:
         ),
         reverse=True,
     )
+    job_rows = [r for r in rows if r[1] != "(job server)"]
     job_cpu = sum(r[0] for r in rows)
     import_cpu = sum(r[3] for r in rows)
     print(f"{'rule':<40} {'jobs':>4} {'CPU s':>7} {'imports s':>9}")
     for total, rule, n, imports in rows:
         print(f"{rule:<40} {n:>4} {total:>7.2f} {imports:>9.2f}")
+    server = [r for r in rows if r[1] == "(job server)"]
+    served = (
+        f"; the job server {server[0][0]:.1f} s ({server[0][3]:.1f} s importing once)"
+        if server
+        else ""
+    )
     print(
-        f"\nbuild: wall {wall:.1f} s, CPU {cpu:.1f} s; {len(jobs)} jobs {job_cpu:.1f} s up to "
-        f"their exit, of which {import_cpu:.1f} s in import statements "
+        f"\nbuild: wall {wall:.1f} s, CPU {cpu:.1f} s; "
+        f"{sum(r[2] for r in job_rows)} jobs {sum(r[0] for r in job_rows):.1f} s up to "
+        f"their exit{served}; {import_cpu:.1f} s in import statements "
         f"({import_cpu / cpu:.0%} of the build); the rest, {cpu - job_cpu:.1f} s, is "
-        "Snakemake's own process and the jobs' interpreter shutdown"
+        "Snakemake's own process and interpreter shutdown"
     )
 
 

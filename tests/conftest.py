@@ -24,3 +24,14 @@ def bundled_build(tmp_path_factory, worker_id):
         if not (work / "build.stderr").exists():
             build_bundled(work)
     return work
+
+
+# Test files that spend most of their wall time waiting rather than computing
+# (a real one-node SLURM cluster scheduling its jobs). Run first, the other
+# worker's tests go on beside them; run last (their place in the alphabet),
+# they were the suite's final two minutes on one worker.
+RUN_FIRST = ("tests/cluster/test_slurm.py",)
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: not item.nodeid.startswith(RUN_FIRST))

@@ -21,12 +21,15 @@ RULE_PACKAGES = {
     "report_changes": ("changes", "site"),
     "gate_benchmark_candidates": ("gate",),
 }
-#: Modules no job imports: generators that write raw/ or config/kinds/, and
+#: Modules no job imports: generators that write raw/ or config/kinds/,
 #: command-line tools (a top-level module or package, or a path under the
-#: package such as a package's ``__main__.py`` whose other modules jobs do import).
+#: package such as a package's ``__main__.py`` whose other modules jobs do import),
+#: and the job server, which starts jobs (byte-identical outputs with or without
+#: it, tests/test_jobserver.py) but computes nothing in them.
 NOT_IN_JOBS = (
     "simulate",
     "cli",
+    "jobserver",
     "config_yaml.py",
     "diff.py",
     "package.py",

@@ -84,7 +84,6 @@ class JobServer:
             [self.python, "-P", "-m", "rederive.jobserver.server", str(theirs.fileno())]
             + ([] if self.preload else ["--no-preload"]),
             pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
             env=env,
         )
         theirs.close()
