@@ -23,10 +23,10 @@ from rederive.jobserver.client import JobServer, job_environment, run_job, takes
 
 
 @contextlib.contextmanager
-def running_server():
+def running_server(preload: bool = False):
     # Started in the test's body when the test reads a job's output (capfd): the
     # children write to the descriptors the server was started with.
-    started = JobServer(preload=False)
+    started = JobServer(preload=preload)
     assert started.ensure_started()
     try:
         yield started
@@ -298,3 +298,67 @@ def test_the_workflow_gives_the_same_files_without_the_server(bundled_build, tmp
     assert len(without) > 30
     assert without.keys() == with_server.keys()
     assert [name for name in without if without[name] != with_server[name]] == []
+
+
+def test_a_job_whose_server_dies_fails_with_a_message_and_ends(capfd, tmp_path):
+    pid_file = tmp_path / "job.pid"
+    job = script(
+        tmp_path,
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)",
+    )
+    with running_server() as server:
+
+        def kill_server_when_started():
+            while not pid_file.exists() or not pid_file.read_text():
+                time.sleep(0.02)
+            server.process.kill()
+
+        killer = threading.Thread(target=kill_server_when_started)
+        killer.start()
+        with pytest.raises(subprocess.CalledProcessError):
+            run_job(server, job, dict(os.environ))
+        killer.join()
+    assert "rederive: the job server ended while running" in capfd.readouterr().err
+    job_pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 30
+    while alive(job_pid):
+        assert time.monotonic() < deadline, "the job outlived its server"
+        time.sleep(0.05)
+
+
+def test_a_job_a_dead_server_cannot_start_is_left_to_run_the_usual_way(server, tmp_path):
+    server.process.kill()
+    server.process.wait()
+    with pytest.raises(client.ServerError):
+        run_job(server, script(tmp_path, "pass"), dict(os.environ))
+
+
+def test_a_job_that_ends_at_once_is_still_measured(server, tmp_path):
+    """Snakemake's benchmark reads the job by pid: the job must not have ended
+    (and been reaped) before the measuring starts."""
+    from snakemake.benchmark import BenchmarkRecord
+
+    quick = script(tmp_path, "pass")
+    for _ in range(30):
+        record = BenchmarkRecord()
+        run_job(server, quick, dict(os.environ), bench_record=record)
+        assert record.running_time is not None
+
+
+@pytest.mark.slow
+def test_the_preloaded_server_starts_and_ends_without_a_word(capfd, tmp_path):
+    """With every library imported ahead, a job using DuckDB and pandas runs and
+    the server ends silently (the interpreter's own finalisation of the frozen
+    libraries printed pages of DuckDB "leaked instances")."""
+    job = script(
+        tmp_path,
+        """
+        import duckdb, pandas
+        con = duckdb.connect()
+        print(con.execute("select 41 + 1").fetchone()[0], end="")
+        """,
+    )
+    with running_server(preload=True) as server:
+        run_job(server, job, dict(os.environ))
+    out, err = capfd.readouterr()
+    assert (out, err) == ("42", "")

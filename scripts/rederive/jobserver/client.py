@@ -92,6 +92,15 @@ class JobServer:
             self.process.wait()
             raise ServerError(f"it exited with status {self.process.returncode}")
 
+    def give_up(self, reason) -> None:
+        """Run the rest of this run's jobs the usual way."""
+        with self.lock:
+            if not self.failed:
+                sys.stderr.write(
+                    f"rederive: {reason}; the remaining jobs run as separate interpreters\n"
+                )
+            self.failed = True
+
     def submit(self) -> socket.socket:
         """A socket for one job, its other end handed to the server."""
         ours, theirs = socket.socketpair()
@@ -136,35 +145,50 @@ class RunningJob:
 
 def run_job(server: JobServer, script: str, env: dict, *, jobid=None, bench_record=None):
     """Run ``script`` in the server, as ``python script`` with ``env`` in the
-    working directory; raise CalledProcessError as ``shell()`` does on failure."""
+    working directory; raise CalledProcessError as ``shell()`` does on failure,
+    ServerError when the server could not start the job."""
     from snakemake.shell import shell
 
     command = f"{server.python} {script}"
-    sock = server.submit()
+    try:
+        sock = server.submit()
+    except OSError as exc:
+        raise ServerError(f"the job server does not answer ({exc})") from exc
     with sock, sock.makefile("rb") as answers:
         request = {"script": script, "cwd": os.getcwd(), "env": env}
-        sock.sendall(json.dumps(request).encode() + b"\n")
-        started = answers.readline().split()
+        try:
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            started = answers.readline().split()
+        except OSError:
+            started = []
         if not started or started[0] != b"P":
-            raise subprocess.CalledProcessError(1, command, stderr="the job server ended")
+            # Nothing of the job has run: the caller may run it the usual way.
+            raise ServerError("the job server ended before the job started")
         pid = int(started[1])
         if jobid is not None:
             with shell._lock:
                 shell._processes[jobid] = RunningJob(sock)
         try:
-            if bench_record is not None:
-                from snakemake.benchmark import benchmarked
+            with contextlib.ExitStack() as measured:
+                if bench_record is not None:
+                    from snakemake.benchmark import benchmarked
 
-                with benchmarked(pid, bench_record):
-                    ended = answers.readline().split()
-            else:
+                    # Before the go: the child is alive (waiting) when measuring starts.
+                    measured.enter_context(benchmarked(pid, bench_record))
+                with contextlib.suppress(OSError):
+                    sock.sendall(b"G")
                 ended = answers.readline().split()
         finally:
             if jobid is not None:
                 with shell._lock:
                     shell._processes.pop(jobid, None)
     if not ended:
-        raise subprocess.CalledProcessError(1, command, stderr="the job server ended")
+        sys.stderr.write(
+            f"rederive: the job server ended while running {script} (killed, or out of "
+            "memory?); the job failed with it. Run again; REDERIVE_JOB_SERVER=0 runs "
+            "every job as its own interpreter\n"
+        )
+        raise subprocess.CalledProcessError(1, command)
     kind, value = ended[0], int(ended[1])
     returncode = -value if kind == b"S" else value
     if returncode:
@@ -218,13 +242,17 @@ def install(workflow) -> None:
             or not _SERVER.ensure_started()
         ):
             return usual(self, fname, edit=edit)
-        run_job(
-            _SERVER,
-            fname,
-            job_environment(self.threads, self.resources),
-            jobid=self.jobid,
-            bench_record=self.bench_record,
-        )
+        try:
+            run_job(
+                _SERVER,
+                fname,
+                job_environment(self.threads, self.resources),
+                jobid=self.jobid,
+                bench_record=self.bench_record,
+            )
+        except ServerError as exc:
+            _SERVER.give_up(exc)
+            return usual(self, fname, edit=edit)
 
     PythonScript.execute_script = execute_script
     PythonScript._rederive = True

@@ -7,10 +7,12 @@ client passes, for each job, one end of a fresh socket pair (``SCM_RIGHTS``).
 On that job socket:
 
 - the client sends one JSON line: ``{"script", "cwd", "env"}``;
-- the server forks, answers ``P <pid>``, and when it has reaped the child,
-  ``X <status>`` (an exit status) or ``S <signal>`` (killed by a signal);
+- the server forks, answers ``P <pid>``; the child waits until the client
+  sends ``G`` (go), so that the client can start measuring it first;
+- when the server has reaped the child, it answers ``X <status>`` (an exit
+  status) or ``S <signal>`` (killed by a signal);
 - the client may send ``T`` (terminate) or ``K`` (kill); if it closes the
-  socket before the job ends, the job is killed.
+  socket before the job ends, the job is killed (or never starts).
 
 End of file on the control socket (the Snakemake process ended, however it
 ended) stops the server: live jobs get SIGTERM, then SIGKILL after a grace
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import contextlib
 import ctypes
 import gc
 import importlib
@@ -121,6 +124,17 @@ class Job:
         self.sock = sock
         self.request = b""
         self.pid = None
+        self.go = None  # the pipe the child waits on before it runs the script
+
+    def release(self, command: bytes = b"") -> None:
+        """Let the child run (``G``), or, with nothing, have it exit unrun."""
+        if self.go is None:
+            return
+        with contextlib.suppress(OSError):
+            if command:
+                os.write(self.go, command)
+        os.close(self.go)
+        self.go = None
 
 
 class Server:
@@ -175,11 +189,14 @@ class Server:
                 self.start(job)
             return
         if not data:  # the client is gone: so is its job
+            job.release()
             self.signal(job, signal.SIGKILL)
             self.selector.unregister(job.sock)
             return
         for command in data.decode(errors="replace"):
-            if command == "T":
+            if command == "G":
+                job.release(b"G")
+            elif command == "T":
                 self.signal(job, signal.SIGTERM)
             elif command == "K":
                 self.signal(job, signal.SIGKILL)
@@ -189,10 +206,20 @@ class Server:
         server_pid = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()
+        # The child waits for the client's go: the client first starts measuring
+        # the child (Snakemake's benchmark reads it by pid), which a job that
+        # ended and was reaped already would make fail.
+        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:
+            os.close(go_write)
             self.become_job(server_pid)
+            if os.read(go_read, 1) != b"G":
+                os._exit(1)  # the client went away before the job started
+            os.close(go_read)
             os._exit(run_script(request["script"], request["cwd"], request["env"]))
+        os.close(go_read)
+        job.go = go_write
         job.pid = pid
         self.jobs_by_pid[pid] = job
         try:
@@ -209,6 +236,9 @@ class Server:
         for key in list(self.selector.get_map().values()):
             fileobj = key.fileobj
             fileobj.close() if hasattr(fileobj, "close") else os.close(fileobj)
+        for other in self.jobs_by_pid.values():
+            if other.go is not None:
+                os.close(other.go)
         os.close(self.wake_write)
         self.selector.close()
         die_with_parent(server_pid)
@@ -242,6 +272,7 @@ class Server:
         self.forget(job)
 
     def forget(self, job: Job) -> None:
+        job.release()
         try:
             self.selector.unregister(job.sock)
         except (KeyError, ValueError):
@@ -344,6 +375,11 @@ def main(argv: list[str]) -> None:
     gc.freeze()
     control.sendall(b"R")
     Server(control).serve()
+    # Not the interpreter's own finalisation: with the libraries frozen above,
+    # DuckDB's bindings print pages of "leaked instances" at it.
+    atexit._run_exitfuncs()
+    flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
