@@ -1,3 +1,4 @@
+import collections
 import sys
 from pathlib import Path
 
@@ -26,12 +27,29 @@ def bundled_build(tmp_path_factory, worker_id):
     return work
 
 
-# Test files that spend most of their wall time waiting rather than computing
-# (a real one-node SLURM cluster scheduling its jobs). Run first, the other
-# worker's tests go on beside them; run last (their place in the alphabet),
-# they were the suite's final two minutes on one worker.
+# The order in which the workers take test files (with --no-loadscope-reorder in
+# pyproject.toml, --dist loadfile hands files out in collection order): longest
+# first, so that the two workers end together instead of one finishing a long
+# file alone. First the files that mostly wait (a real one-node SLURM cluster
+# scheduling its jobs: the suite's last two minutes on one worker when it came
+# in alphabetical order or by test count), then files by their number of
+# whole-workflow (slow) tests, then the rest by their number of tests.
 RUN_FIRST = ("tests/cluster/test_slurm.py",)
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: not item.nodeid.startswith(RUN_FIRST))
+    slow = collections.Counter()
+    tests = collections.Counter()
+    for item in items:
+        tests[item.path] += 1
+        slow[item.path] += item.get_closest_marker("slow") is not None
+
+    def file_order(item):
+        return (
+            not item.nodeid.startswith(RUN_FIRST),
+            -slow[item.path],
+            -tests[item.path],
+            str(item.path),
+        )
+
+    items.sort(key=file_order)

@@ -73,7 +73,7 @@ class JobServer:
             return True
 
     def _start(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours, theirs = socket.socketpair()
         env = dict(os.environ)
         # One thread per job (rules say `threads: 1`; others do not come here):
         # BLAS reads these once, when the server imports NumPy.
@@ -226,8 +226,9 @@ _SERVER = JobServer()
 
 
 def install(workflow) -> None:
-    """Run this Snakemake process's local Python script jobs in the server
-    (not in a cluster job, a dry run's children, or with REDERIVE_JOB_SERVER=0)."""
+    """Run the Python script jobs of this Snakemake process in the server when
+    it is the main process of a local run (not on a cluster, not in a job
+    step) and REDERIVE_JOB_SERVER is not 0."""
     from snakemake.script import PythonScript
 
     if os.environ.get(SWITCH, "1") == "0" or getattr(PythonScript, "_rederive", False):
