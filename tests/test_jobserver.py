@@ -165,6 +165,12 @@ def test_jobs_run_side_by_side(server, tmp_path, monkeypatch):
     assert time.monotonic() - begun < 3.5  # four one-second sleeps, not one after another
 
 
+def driver_command(template: str, job: str) -> list[str]:
+    """A Python process standing in for Snakemake: it starts a server and runs ``job``."""
+    scripts = str(Path(client.__file__).parents[2])
+    return [sys.executable, "-c", template.format(scripts=scripts, job=job)]
+
+
 DRIVER = """
 import os, sys, time
 sys.path.insert(0, {scripts!r})
@@ -184,12 +190,7 @@ def test_nothing_outlives_a_killed_snakemake(tmp_path):
         tmp_path,
         f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)",
     )
-    scripts = str(Path(client.__file__).parents[2])
-    driver = subprocess.Popen(
-        [sys.executable, "-c", DRIVER.format(scripts=scripts, job=job)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    driver = subprocess.Popen(driver_command(DRIVER, job), stdout=subprocess.PIPE, text=True)
     server_pid = int(driver.stdout.readline())
     deadline = time.monotonic() + 30
     while not pid_file.exists() or not pid_file.read_text():
@@ -234,9 +235,8 @@ def test_the_cpu_of_jobs_counts_in_the_starting_processs_children(tmp_path, burn
         tmp_path,
         f"import time\nend = time.process_time() + {burn}\nwhile time.process_time() < end: pass",
     )
-    scripts = str(Path(client.__file__).parents[2])
     out = subprocess.run(
-        [sys.executable, "-c", CPU_DRIVER.format(scripts=scripts, job=job)],
+        driver_command(CPU_DRIVER, job),
         capture_output=True,
         text=True,
         check=True,

@@ -500,7 +500,7 @@ def main(snakemake):
         o.failure_dendrogram_pdf,
         leaves=read_csv(i.leaves),
     )
-    # The item-analysis figure in this job too: its own job paid the imports again.
+    # The item-analysis figure in this job too: a job of its own cost more than drawing it.
     items.main(snakemake)
 
 

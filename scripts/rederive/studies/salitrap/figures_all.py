@@ -1,8 +1,8 @@
 """Rule ``plot_salitrap_figures``: every SaliTrap figure in one job.
 
 Each module below draws its figures from the CSVs it names; one job runs them
-all because a job's start-up (pandas, matplotlib, seaborn and SciPy: about
-1.7 s of CPU) cost more than most figures (bench/job_cpu.py).
+all because a job's own cost (a process, its imports, Snakemake's scheduling
+and bookkeeping) was more than most figures cost (bench/job_cpu.py).
 
 References
 ----------
